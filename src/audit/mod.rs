@@ -1,0 +1,1 @@
+//! Reading sacct afterwards: what each task really used (PLACEHOLDER).

@@ -1,0 +1,1 @@
+//! Per-stratum --time from a model and a partition list (PLACEHOLDER).

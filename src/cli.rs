@@ -1,0 +1,58 @@
+//! The command line: one subcommand per step of the pipeline.
+
+use clap::{Parser, Subcommand};
+
+use crate::commands;
+use crate::error::Result;
+
+const ABOUT: &str = "Measure, fit and budget Slurm walltimes, per stratum.";
+
+const LONG_ABOUT: &str = "\
+calib sizes `sbatch --time` from measurements taken on the cluster that will run the \
+work, so that no task is killed at 90% by its walltime and no task queues in a scarcer \
+partition than it needs.
+
+The pipeline:
+  1. calib probe  --stratum dataset=Y -- ./train --epochs 5     (on a compute node)
+  2. calib fit    calib-timings/ -o calib-model.json
+  3. calib budget --model calib-model.json --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
+  4. calib audit  (after the campaign: what each task really used, from sacct)
+
+A unit is the smallest repeated piece of work (a generation, an epoch, a batch). A \
+stratum is a set of key=value labels whose cells are expected to cost alike; calib \
+gives each stratum its own --time and its own array submission.";
+
+const AFTER_HELP: &str = "\
+Exit status: 0 success; 1 a failure of the system or of a command calib ran; \
+2 bad input, bad usage, or a refusal (the message says what to do); \
+3 calib budget: a stratum cannot fit under any partition's cap. \
+calib probe exits with the status of the command it ran.";
+
+#[derive(Debug, Parser)]
+#[command(name = "calib", version, about = ABOUT, long_about = LONG_ABOUT, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the real command briefly and record every unit as it finishes.
+    Probe(commands::probe::ProbeArgs),
+    /// Fit per-stratum cost models to timings files.
+    Fit(commands::fit::FitArgs),
+    /// Turn a model into one --time per stratum, rounded into partition buckets.
+    Budget(commands::budget::BudgetArgs),
+    /// Read sacct afterwards: what each task really used of its budget.
+    Audit(commands::audit::AuditArgs),
+}
+
+/// Runs the chosen subcommand; returns the process exit status.
+pub fn run(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Probe(args) => commands::probe::run(&args),
+        Command::Fit(args) => commands::fit::run(&args),
+        Command::Budget(args) => commands::budget::run(&args),
+        Command::Audit(args) => commands::audit::run(&args),
+    }
+}

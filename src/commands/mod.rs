@@ -1,0 +1,7 @@
+//! One module per subcommand: its flags (documented where defined) and the
+//! function that drives the library for it.
+
+pub mod audit;
+pub mod budget;
+pub mod fit;
+pub mod probe;

@@ -1,0 +1,1 @@
+//! Running the real command and recording every unit as it finishes (PLACEHOLDER).

@@ -1,0 +1,1 @@
+//! Partition lists from sinfo and scontrol (PLACEHOLDER).

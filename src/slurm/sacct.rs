@@ -1,0 +1,1 @@
+//! sacct rows (PLACEHOLDER).

@@ -1,0 +1,323 @@
+//! Slurm's time values: the `--time` input grammar, the forms Slurm prints, and
+//! the form calib emits for `sbatch --time`.
+//!
+//! The grammar follows Slurm's `time_str2secs()` (src/common/parse_time.c) and its
+//! unit test `parse_time-test.c`; the printed forms follow sinfo's `_print_secs`,
+//! sacct's `mins2time_str`/`secs2time_str` and scontrol's partition printer. The
+//! rules, with line references, are collected in the project's notes on Slurm
+//! formats. Two deliberate departures from the C code, both stricter: a negative
+//! value such as `-5` (which sscanf would turn into a negative time) is rejected,
+//! and numbers too large for a 64-bit second count are rejected instead of
+//! overflowing.
+
+use std::fmt;
+
+/// A time limit as Slurm understands it: a number of seconds, or no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SlurmTime {
+    /// A finite duration in whole seconds.
+    Limited(u64),
+    /// `-1`, `INFINITE`, `UNLIMITED` (any case), or sinfo's `infinite`.
+    Unlimited,
+}
+
+impl SlurmTime {
+    /// Seconds for a finite limit, `None` for no limit.
+    pub fn seconds(self) -> Option<u64> {
+        match self {
+            SlurmTime::Limited(s) => Some(s),
+            SlurmTime::Unlimited => None,
+        }
+    }
+}
+
+/// Why a string is not a Slurm time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeParseError {
+    /// The rejected text, as given.
+    pub input: String,
+    /// What was wrong, in words a user can act on.
+    pub reason: &'static str,
+}
+
+impl fmt::Display for TimeParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not a Slurm time ({}); expected minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or UNLIMITED",
+            self.input, self.reason
+        )
+    }
+}
+
+impl std::error::Error for TimeParseError {}
+
+fn invalid(input: &str, reason: &'static str) -> TimeParseError {
+    TimeParseError {
+        input: input.to_string(),
+        reason,
+    }
+}
+
+/// Parses exactly what `sbatch --time` accepts (Slurm's `time_str2secs`).
+///
+/// Accepted: `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S`, and `-1`,
+/// `INFINITE`, `UNLIMITED` in any case. Fields are not range-checked (Slurm reads
+/// `0:60:0` as one hour). Rejected: empty strings, spaces, signs, decimals, unit
+/// suffixes, and negative values.
+pub fn parse_time(input: &str) -> Result<SlurmTime, TimeParseError> {
+    if input.is_empty() {
+        return Err(invalid(input, "it is empty"));
+    }
+    if input == "-1"
+        || input.eq_ignore_ascii_case("INFINITE")
+        || input.eq_ignore_ascii_case("UNLIMITED")
+    {
+        return Ok(SlurmTime::Unlimited);
+    }
+    validate_timespec(input)?;
+
+    // With a dash: D-H, D-H:M, D-H:M:S. Without: M, M:S, H:M:S.
+    let (days, rest) = match input.split_once('-') {
+        Some((d, rest)) => {
+            if d.is_empty() {
+                return Err(invalid(input, "a negative value is not a time"));
+            }
+            (Some(number(input, d)?), rest)
+        }
+        None => (None, input),
+    };
+    let fields: Vec<&str> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split(':').collect()
+    };
+    let mut values = Vec::with_capacity(fields.len());
+    for field in &fields {
+        if field.is_empty() {
+            return Err(invalid(input, "a field between separators is empty"));
+        }
+        values.push(number(input, field)?);
+    }
+    let seconds = match (days, values.as_slice()) {
+        // `1-` is accepted by Slurm and means one day.
+        (Some(d), []) => checked(input, &[(d, 86_400)])?,
+        (Some(d), [h]) => checked(input, &[(d, 86_400), (*h, 3_600)])?,
+        (Some(d), [h, m]) => checked(input, &[(d, 86_400), (*h, 3_600), (*m, 60)])?,
+        (Some(d), [h, m, s]) => checked(input, &[(d, 86_400), (*h, 3_600), (*m, 60), (*s, 1)])?,
+        (None, [m]) => checked(input, &[(*m, 60)])?,
+        (None, [m, s]) => checked(input, &[(*m, 60), (*s, 1)])?,
+        (None, [h, m, s]) => checked(input, &[(*h, 3_600), (*m, 60), (*s, 1)])?,
+        _ => return Err(invalid(input, "too many fields")),
+    };
+    Ok(SlurmTime::Limited(seconds))
+}
+
+/// Slurm's `_is_valid_timespec`: only digits, `-` and `:`, at most one dash
+/// before at most two colons, and enough digit groups for the separators.
+fn validate_timespec(input: &str) -> Result<(), TimeParseError> {
+    let mut dashes = 0;
+    let mut colons = 0;
+    let mut groups = 0;
+    let mut in_digits = false;
+    for c in input.chars() {
+        match c {
+            '0'..='9' => {
+                if !in_digits {
+                    groups += 1;
+                    in_digits = true;
+                }
+            }
+            '-' => {
+                if colons > 0 {
+                    return Err(invalid(input, "a `-` may not follow a `:`"));
+                }
+                dashes += 1;
+                in_digits = false;
+            }
+            ':' => {
+                colons += 1;
+                in_digits = false;
+            }
+            ' ' | '\t' => return Err(invalid(input, "spaces are not allowed")),
+            '+' => return Err(invalid(input, "signs are not allowed")),
+            '.' | ',' => return Err(invalid(input, "decimals are not allowed")),
+            _ => {
+                return Err(invalid(
+                    input,
+                    "only digits, `-` and `:` are allowed (no unit suffixes)",
+                ))
+            }
+        }
+    }
+    if groups == 0 {
+        return Err(invalid(input, "it has no digits"));
+    }
+    if dashes > 1 || colons > 2 {
+        return Err(invalid(input, "too many separators"));
+    }
+    let needed = match (dashes, colons) {
+        (1, 1) => 3,
+        (1, 2) => 4,
+        (0, 1) => 2,
+        (0, 2) => 3,
+        _ => 1,
+    };
+    if groups < needed {
+        return Err(invalid(input, "a field is missing or cut short"));
+    }
+    Ok(())
+}
+
+fn number(input: &str, digits: &str) -> Result<u64, TimeParseError> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid(input, "a field is not a whole number"));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| invalid(input, "a number is too large"))
+}
+
+fn checked(input: &str, terms: &[(u64, u64)]) -> Result<u64, TimeParseError> {
+    terms.iter().try_fold(0u64, |acc, &(value, scale)| {
+        value
+            .checked_mul(scale)
+            .and_then(|v| acc.checked_add(v))
+            .ok_or_else(|| invalid(input, "the value is too large"))
+    })
+}
+
+/// A `Timelimit` column of sacct, or a `TimeLimit=`/`MaxTime=`/`DefaultTime=` of scontrol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrintedLimit {
+    /// A finite or unlimited time.
+    Time(SlurmTime),
+    /// sacct's `Partition_Limit`: the job asked for none, so the partition's applies.
+    PartitionLimit,
+    /// Empty (sacct step rows, jobs with limit 0) or scontrol's `NONE`/`N/A`.
+    Unknown,
+}
+
+/// Parses a time limit as sacct, scontrol or sinfo print it.
+///
+/// Besides the `--time` grammar, this accepts `Partition_Limit` (any case),
+/// an empty value and `NONE`/`N/A` (unknown).
+pub fn parse_printed_limit(input: &str) -> Result<PrintedLimit, TimeParseError> {
+    let trimmed = input.trim();
+    if trimmed.is_empty()
+        || trimmed.eq_ignore_ascii_case("NONE")
+        || trimmed.eq_ignore_ascii_case("N/A")
+        || trimmed.eq_ignore_ascii_case("NOT_SET")
+    {
+        return Ok(PrintedLimit::Unknown);
+    }
+    if trimmed.eq_ignore_ascii_case("Partition_Limit") {
+        return Ok(PrintedLimit::PartitionLimit);
+    }
+    parse_time(trimmed).map(PrintedLimit::Time)
+}
+
+/// Parses sacct's `Elapsed` (`[D-]HH:MM:SS`) or a CPU-time field, which may also be
+/// `MM:SS.mmm`. Returns seconds; `None` for an empty value.
+pub fn parse_elapsed(input: &str) -> Result<Option<f64>, TimeParseError> {
+    let trimmed = input.trim();
+    if trimmed.is_empty() {
+        return Ok(None);
+    }
+    if trimmed.eq_ignore_ascii_case("INVALID") {
+        return Err(invalid(input, "Slurm printed INVALID"));
+    }
+    // CPU fields print sub-seconds as `MM:SS.mmm`.
+    if let Some((whole, fraction)) = trimmed.split_once('.') {
+        if fraction.is_empty() || !fraction.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(invalid(input, "the fraction of a second is not digits"));
+        }
+        let base = parse_elapsed_whole(input, whole)?;
+        let frac: f64 = format!("0.{fraction}")
+            .parse()
+            .map_err(|_| invalid(input, "the fraction of a second is not digits"))?;
+        return Ok(Some(base as f64 + frac));
+    }
+    parse_elapsed_whole(input, trimmed).map(|s| Some(s as f64))
+}
+
+fn parse_elapsed_whole(input: &str, text: &str) -> Result<u64, TimeParseError> {
+    let (days, clock) = match text.split_once('-') {
+        Some((d, rest)) => (number(input, d)?, rest),
+        None => (0, text),
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
+    let values = parts
+        .iter()
+        .map(|p| number(input, p))
+        .collect::<Result<Vec<u64>, _>>()?;
+    let terms: Vec<(u64, u64)> = match values.as_slice() {
+        [h, m, s] => vec![(days, 86_400), (*h, 3_600), (*m, 60), (*s, 1)],
+        [m, s] if days == 0 => vec![(*m, 60), (*s, 1)],
+        _ => return Err(invalid(input, "expected [D-]HH:MM:SS or MM:SS.mmm")),
+    };
+    checked(input, &terms)
+}
+
+/// Whole minutes that `sbatch --time` would store for `seconds`: rounded up, as
+/// Slurm's `time_str2mins` does, and never 0 (which Slurm reads as no limit).
+pub fn sbatch_minutes(seconds: f64) -> u64 {
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return 1;
+    }
+    let minutes = (seconds / 60.0).ceil();
+    if minutes >= u64::MAX as f64 {
+        u64::MAX / 60
+    } else {
+        (minutes as u64).max(1)
+    }
+}
+
+/// Formats `seconds` for `sbatch --time`: whole minutes (seconds rounded up),
+/// at least one minute, as `D-HH:MM:SS` from one day on, else `HH:MM:SS`.
+pub fn format_sbatch_time(seconds: f64) -> String {
+    format_minutes(sbatch_minutes(seconds))
+}
+
+/// Formats a whole number of minutes as `D-HH:MM:SS` or `HH:MM:SS`.
+pub fn format_minutes(minutes: u64) -> String {
+    let days = minutes / 1_440;
+    let hours = (minutes % 1_440) / 60;
+    let mins = minutes % 60;
+    if days > 0 {
+        format!("{days}-{hours:02}:{mins:02}:00")
+    } else {
+        format!("{hours:02}:{mins:02}:00")
+    }
+}
+
+/// Formats seconds for people: `4h 48m`, `12m 5s`, `2d 3h`.
+pub fn human_duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "unbounded".to_string();
+    }
+    let s = seconds.max(0.0).round() as u64;
+    let (d, h, m, sec) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60, s % 60);
+    if d > 0 {
+        format!("{d}d {h}h {m:02}m")
+    } else if h > 0 {
+        format!("{h}h {m:02}m")
+    } else if m > 0 {
+        format!("{m}m {sec:02}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minutes_round_up_and_never_reach_zero() {
+        assert_eq!(format_sbatch_time(0.0), "00:01:00");
+        assert_eq!(format_sbatch_time(61.0), "00:02:00");
+        assert_eq!(format_sbatch_time(86_400.0), "1-00:00:00");
+        assert_eq!(format_sbatch_time(43_200.0), "12:00:00");
+    }
+}

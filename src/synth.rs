@@ -1,0 +1,1 @@
+//! Deterministic generator of synthetic timings for tests, examples and benches (PLACEHOLDER).

@@ -1,0 +1,111 @@
+//! Writing a timings file so that no finished unit is ever lost.
+//!
+//! The file is created exclusively (`O_EXCL`: never overwritten, never shared
+//! between tasks) and opened for appending. Each row is formatted in memory and
+//! handed to the kernel in a single `write` before `append` returns, so a kill of
+//! calib at any moment leaves every earlier row complete in the file.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::TimingRow;
+use crate::error::{Error, Result};
+
+/// The column order calib writes.
+pub const HEADER: [&str; 15] = [
+    "run",
+    "stratum",
+    "unit",
+    "elapsed_s",
+    "unit_s",
+    "host",
+    "cluster",
+    "cpu_model",
+    "cpus",
+    "gpus",
+    "job_id",
+    "partition",
+    "started_at",
+    "calib_version",
+    "end",
+];
+
+pub struct TimingsWriter {
+    file: File,
+    path: PathBuf,
+    line: Vec<u8>,
+}
+
+impl TimingsWriter {
+    /// Creates `path`, failing if it exists, and writes the header.
+    pub fn create_new(path: &Path) -> Result<TimingsWriter> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        let mut writer = TimingsWriter {
+            file,
+            path: path.to_path_buf(),
+            line: Vec::with_capacity(256),
+        };
+        writer.write_record(&HEADER.map(String::from))?;
+        Ok(writer)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one row and hands it to the kernel before returning.
+    pub fn append(&mut self, row: &TimingRow) -> Result<()> {
+        let fp = &row.fingerprint;
+        let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+        let record = [
+            row.run.clone(),
+            row.stratum.canonical(),
+            row.unit.to_string(),
+            format_seconds(row.elapsed_s),
+            row.unit_s.map(format_seconds).unwrap_or_default(),
+            opt(&fp.host),
+            opt(&fp.cluster),
+            opt(&fp.cpu_model),
+            opt(&fp.cpus),
+            opt(&fp.gpus),
+            opt(&fp.job_id),
+            opt(&fp.partition),
+            opt(&fp.started_at),
+            opt(&fp.calib_version),
+            row.end.as_ref().map(|e| e.to_field()).unwrap_or_default(),
+        ];
+        self.write_record(&record)
+    }
+
+    fn write_record(&mut self, fields: &[String]) -> Result<()> {
+        self.line.clear();
+        {
+            let mut csv = csv::WriterBuilder::new()
+                .terminator(csv::Terminator::Any(b'\n'))
+                .from_writer(&mut self.line);
+            csv.write_record(fields)
+                .and_then(|_| csv.flush().map_err(csv::Error::from))
+                .map_err(|e| Error::Failed(format!("cannot format a timings row: {e}")))?;
+        }
+        // One write call per row: a kill cannot leave half of an earlier row.
+        self.file
+            .write_all(&self.line)
+            .map_err(|e| Error::io(format!("cannot append to {}", self.path.display()), e))
+    }
+}
+
+/// Seconds with millisecond resolution, without trailing noise.
+fn format_seconds(seconds: f64) -> String {
+    let text = format!("{seconds:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text.is_empty() || text == "-" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
