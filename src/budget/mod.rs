@@ -1,1 +1,259 @@
-//! Per-stratum --time from a model and a partition list (PLACEHOLDER).
+//! From a fitted model and a partition list to one `--time` per stratum.
+//!
+//! For each stratum the model projects a new run of `units` units
+//! ([`crate::model::Projection`]: central `predicted_s`, measured cost
+//! `floor_s`, one-sided upper bound `upper_s` at `confidence`), and the
+//! budgeting rule ([`rule`]) turns that into a time and a bucket. Never a global
+//! walltime: each stratum gets its own time and its own array submission, so a
+//! slow stratum does not drag the fast ones into a longer, scarcer bucket.
+
+pub mod export;
+pub mod grid;
+pub mod rule;
+pub mod summary;
+pub mod transfer;
+
+use crate::error::{Error, Result};
+use crate::model::{ModelFile, Projection, StratumModel};
+use crate::slurm::partitions::Selection;
+use crate::slurm::time::{format_minutes, human_duration};
+
+pub use grid::{CellSize, Grid};
+pub use rule::{Cap, Decision, Status};
+pub use transfer::{Provenance, Target};
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct BudgetOptions {
+    /// Units per run for every stratum the grid does not size.
+    pub units: Option<u64>,
+    /// Tasks per stratum when the grid does not say.
+    pub tasks: u64,
+    pub grid: Option<Grid>,
+    /// One-sided confidence of the upper bound, in (0, 1).
+    pub confidence: f64,
+    pub target: Target,
+    pub allow_transfer: bool,
+}
+
+/// The measured basis of a stratum's budget, for the record next to `--time`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Basis {
+    pub runs: usize,
+    pub units_probed: u64,
+    /// Longest probed run, in units (approximate when the model does not say).
+    pub probe_units: u64,
+    pub model: String,
+    /// Per-unit cost at the first unit (startup included) and at the probe's end.
+    pub rate_first_s: f64,
+    pub rate_last_s: f64,
+    pub clusters: Vec<String>,
+    pub cpu_models: Vec<String>,
+    pub measured_from: Option<String>,
+}
+
+/// The budget of one stratum.
+#[derive(Debug, Clone)]
+pub struct StratumBudget {
+    pub stratum: String,
+    pub units: u64,
+    pub tasks: u64,
+    pub projection: Projection,
+    pub decision: Decision,
+    pub basis: Basis,
+    /// Why the time is what it is, and what the user should know.
+    pub notes: Vec<String>,
+}
+
+impl StratumBudget {
+    /// `--time` as Slurm parses it.
+    pub fn time(&self) -> String {
+        format_minutes(self.decision.minutes)
+    }
+}
+
+/// The whole campaign's budget.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    /// The global `--units`, when one was given.
+    pub units: Option<u64>,
+    pub confidence: f64,
+    /// Which partitions were in play, in words.
+    pub partitions: String,
+    pub caps: Vec<Cap>,
+    pub provenance: Provenance,
+    pub target: Target,
+    pub strata: Vec<StratumBudget>,
+    /// Campaign-wide notes (partition list notes, provenance).
+    pub notes: Vec<String>,
+}
+
+impl Budget {
+    pub fn any_over_cap(&self) -> bool {
+        self.strata
+            .iter()
+            .any(|s| s.decision.status == Status::OverCap)
+    }
+}
+
+/// Budgets every stratum of `model` under the partitions of `selection`.
+pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -> Result<Budget> {
+    if !(options.confidence > 0.0 && options.confidence < 1.0) {
+        return Err(Error::Refused(format!(
+            "--confidence {} is outside (0, 1); use e.g. 0.99",
+            options.confidence
+        )));
+    }
+    if model.strata.is_empty() {
+        return Err(Error::Refused(
+            "the model has no strata; fit some timings first (calib fit DIR -o calib-model.json)".into(),
+        ));
+    }
+    if let Some(grid) = &options.grid {
+        for stratum in grid.sizes.keys() {
+            if !model.strata.iter().any(|s| &s.stratum == stratum) {
+                return Err(Error::Refused(format!(
+                    "the grid lists stratum `{stratum}`, which the model has no measurement of; probe it first (calib probe --stratum {stratum} -- ...). Measured strata: {}",
+                    model.strata.iter().map(|s| s.stratum.as_str()).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+    }
+    let strata_refs: Vec<&StratumModel> = model.strata.iter().collect();
+    let provenance = transfer::check(&strata_refs, &options.target, options.allow_transfer)?;
+    let caps: Vec<Cap> = selection
+        .partitions
+        .iter()
+        .map(|p| Cap {
+            partition: p.name.clone(),
+            limit_s: p.limit.seconds().map_or(f64::INFINITY, |s| s as f64),
+        })
+        .collect();
+    if caps.is_empty() {
+        return Err(Error::Refused(
+            "no partition is in play; check --partitions and --partition-family/--partition-regex".into(),
+        ));
+    }
+    let mut strata = Vec::with_capacity(model.strata.len());
+    for stratum in &model.strata {
+        let size = options
+            .grid
+            .as_ref()
+            .and_then(|g| g.sizes.get(&stratum.stratum))
+            .copied()
+            .unwrap_or(CellSize { units: None, tasks: None });
+        let units = size.units.or(options.units).ok_or_else(|| {
+            Error::Refused(format!(
+                "how many units should a run of stratum `{}` do? Give --units N, or a --grid row for it",
+                stratum.stratum
+            ))
+        })?;
+        let tasks = size.tasks.unwrap_or(options.tasks);
+        strata.push(budget_stratum(stratum, units, tasks, options.confidence, &caps, &provenance));
+    }
+    let mut notes = Vec::new();
+    match &provenance {
+        Provenance::Estimate(text) => notes.push(text.clone()),
+        Provenance::Unchecked => notes.push(
+            "the target cluster is unknown, so calib could not check that these rates were measured there; pass --cluster NAME".into(),
+        ),
+        Provenance::Calibrated => {}
+    }
+    Ok(Budget {
+        units: options.units,
+        confidence: options.confidence,
+        partitions: selection.description.clone(),
+        caps,
+        provenance,
+        target: options.target.clone(),
+        strata,
+        notes,
+    })
+}
+
+fn budget_stratum(
+    stratum: &StratumModel,
+    units: u64,
+    tasks: u64,
+    confidence: f64,
+    caps: &[Cap],
+    provenance: &Provenance,
+) -> StratumBudget {
+    let projection = stratum.project(units, confidence);
+    let decision = rule::decide(projection.floor_s, projection.upper_s, caps);
+    let basis = basis_of(stratum, confidence);
+    let mut notes = Vec::new();
+    match decision.status {
+        Status::RoundedDown => {
+            let given_up = projection.upper_s - decision.time_s() as f64;
+            notes.push(format!(
+                "rounded down into {} ({}): gives up {} of margin ({:.0}% of the upper bound) to stay in that bucket; still {} above the measured cost",
+                decision.partition.as_deref().unwrap_or("?"),
+                format_minutes(decision.minutes),
+                human_duration(given_up),
+                100.0 * given_up / projection.upper_s.max(1.0),
+                human_duration(decision.time_s() as f64 - projection.floor_s),
+            ));
+            if projection.upper_s > decision.largest_cap_s {
+                notes.push(format!(
+                    "the upper bound ({}) exceeds the largest cap ({}): margin was cut to fit; consider checkpointing",
+                    human_duration(projection.upper_s),
+                    human_duration(decision.largest_cap_s)
+                ));
+            }
+        }
+        Status::OverCap => {
+            let segments = decision.segments.unwrap_or(2);
+            notes.push(format!(
+                "over_cap: even the measured cost ({}) exceeds the largest cap ({}); no single task can finish. Checkpoint and requeue: {segments} segments of at most {} each (about {} units per segment)",
+                human_duration(projection.floor_s),
+                human_duration(decision.largest_cap_s),
+                format_minutes((decision.largest_cap_s / 60.0).floor().max(1.0) as u64),
+                units.div_ceil(segments),
+            ));
+        }
+        Status::Ok => {}
+    }
+    if stratum.runs <= 1 {
+        notes.push("one run probed: run-to-run spread is assumed, not measured; probe a second seed".into());
+    }
+    if provenance.is_estimate() {
+        notes.push("ESTIMATE: measured on another machine".into());
+    }
+    notes.extend(projection.notes.iter().cloned());
+    StratumBudget {
+        stratum: stratum.stratum.clone(),
+        units,
+        tasks,
+        projection,
+        decision,
+        basis,
+        notes,
+    }
+}
+
+fn basis_of(stratum: &StratumModel, confidence: f64) -> Basis {
+    let probe_units = if stratum.runs > 0 {
+        (stratum.units_probed as f64 / stratum.runs as f64).round().max(1.0) as u64
+    } else {
+        1
+    };
+    let at = |n: u64| stratum.project(n, confidence).predicted_s;
+    let rate_first_s = at(1);
+    let rate_last_s = if probe_units > 1 {
+        at(probe_units) - at(probe_units - 1)
+    } else {
+        rate_first_s
+    };
+    Basis {
+        runs: stratum.runs,
+        units_probed: stratum.units_probed,
+        probe_units,
+        model: stratum.model.clone(),
+        rate_first_s,
+        rate_last_s,
+        clusters: stratum.fingerprint.clusters.clone(),
+        cpu_models: stratum.fingerprint.cpu_models.clone(),
+        measured_from: stratum.fingerprint.measured_from.clone(),
+    }
+}

@@ -1,15 +1,222 @@
-//! `calib budget` (PLACEHOLDER: replaced by the budget work).
+//! `calib budget`: one `--time` per stratum, rounded into partition buckets,
+//! never below the measured cost.
 
-use crate::error::{Error, Result};
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::budget::export::{ExportContext, Format};
+use crate::budget::{self, BudgetOptions, Grid, Status, Target};
+use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
+use crate::fit::{fit_timings, FitOptions};
+use crate::model::ModelFile;
+use crate::slurm::partitions::{parse_partitions, PartitionSelector};
+use crate::timings::{read_timings, IngestOptions};
+
+const AFTER_HELP: &str = "\
+The rule, per stratum: if a partition cap lies between the measured cost and the upper \
+bound, round down into the largest such cap (status rounded_down); otherwise ask for the \
+upper bound, rounded up to the minute, in the smallest partition that holds it (ok); if \
+even the measured cost exceeds every cap, the run must checkpoint (over_cap, exit 3).
+
+Examples:
+  calib budget --model calib-model.json --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
+  calib budget calib-timings/ --units 100 --partitions @partitions.txt --format sbatch --script train.sh
+  sinfo -h -o '%P %l' | calib budget --model calib-model.json --grid grid.csv --partitions -
+
+The grid CSV sizes each stratum: columns stratum, units and/or tasks, e.g.
+  stratum,units,tasks
+  \"dataset=A,model=7B\",100,3";
 
 /// Arguments of `calib budget`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct BudgetArgs {
-    /// Free arguments (placeholder).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Timings files or folders to fit on the fly, instead of --model.
+    #[arg(value_name = "TIMINGS")]
+    pub timings: Vec<PathBuf>,
+
+    /// The model written by `calib fit -o`. Default: calib-model.json when no
+    /// TIMINGS are given.
+    #[arg(long, short = 'm', value_name = "FILE")]
+    pub model: Option<PathBuf>,
+
+    /// Units per run (generations, epochs, ...) for every stratum the grid does
+    /// not size. The projection covers a whole run of this many units.
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub units: Option<u64>,
+
+    /// A CSV giving per-stratum `units` and/or `tasks` (columns: stratum,units,tasks).
+    #[arg(long, value_name = "FILE")]
+    pub grid: Option<PathBuf>,
+
+    /// Array tasks per stratum (seeds, cells) when the grid does not say. Used for
+    /// the --array range and the campaign's task-hours.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub tasks: u64,
+
+    /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`
+    /// (also the default sinfo table or `scontrol show partition`), given as the
+    /// text itself, as @FILE, or as - for standard input.
+    #[arg(long, short = 'p', value_name = "SINFO")]
+    pub partitions: String,
+
+    /// Use the partitions of this family (a name minus its _bN suffix, e.g.
+    /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family.
+    #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
+    pub partition_family: Option<String>,
+
+    /// Use the partitions whose names match this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub partition_regex: Option<String>,
+
+    /// One-sided confidence of the upper bound: the chance that a new run
+    /// finishes within it, under the model's assumptions.
+    #[arg(long, value_name = "P", default_value_t = 0.99)]
+    pub confidence: f64,
+
+    /// The cluster that will run the work. Default: a CLUSTER: line in the
+    /// partition list, else $SLURM_CLUSTER_NAME, else $CC_CLUSTER.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
+
+    /// The CPU model of the nodes that will run the work, to check against the
+    /// CPU the timings were measured on.
+    #[arg(long, value_name = "TEXT")]
+    pub cpu_model: Option<String>,
+
+    /// Budget from timings measured on another cluster or CPU. The result is an
+    /// estimate, not a calibration, and every output says so.
+    #[arg(long)]
+    pub allow_transfer: bool,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// The batch script the emitted `sbatch --array` lines submit (sbatch format).
+    #[arg(long, value_name = "FILE", default_value = "job.sh")]
+    pub script: String,
+
+    /// Also emit --time-min at the measured cost, so backfill may start a task
+    /// sooner with a shorter limit (sbatch format).
+    #[arg(long)]
+    pub time_min: bool,
+
+    /// What one unit is called, for the record in the sbatch comments.
+    #[arg(long, value_name = "WORD", default_value = "unit")]
+    pub unit_name: String,
 }
 
-pub fn run(_args: &BudgetArgs) -> Result<i32> {
-    Err(Error::Failed("calib budget is not built yet".into()))
+/// Reads an argument that may be the text itself, @FILE, or - (stdin).
+pub fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
+    if value == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::io("cannot read standard input", e))?;
+        return Ok((text, Origin::Stdin));
+    }
+    if let Some(path) = value.strip_prefix('@') {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(format!("cannot read {path} (from {flag})"), e))?;
+        return Ok((text, Origin::file(path)));
+    }
+    Ok((value.to_string(), Origin::Argument(flag.to_string())))
+}
+
+fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
+    if !args.timings.is_empty() {
+        if args.model.is_some() {
+            return Err(Error::Refused(
+                "give either --model or TIMINGS paths, not both".into(),
+            ));
+        }
+        let timings = read_timings(&args.timings, &IngestOptions::default())?;
+        for warning in &timings.warnings {
+            eprintln!("calib: warning: {warning}");
+        }
+        return Ok(fit_timings(&timings, &FitOptions::default())?.model);
+    }
+    let path = args
+        .model
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("calib-model.json"));
+    if args.model.is_none() && !path.exists() {
+        return Err(Error::Refused(
+            "no model: give --model FILE (from `calib fit -o`) or timings paths to fit on the fly".into(),
+        ));
+    }
+    ModelFile::load(&path)
+}
+
+fn target(args: &BudgetArgs, listed_cluster: Option<&str>) -> Target {
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let (cluster, source) = if let Some(c) = &args.cluster {
+        (Some(c.clone()), Some("--cluster".to_string()))
+    } else if let Some(c) = listed_cluster {
+        (Some(c.to_string()), Some("the CLUSTER: line of the partition list".to_string()))
+    } else if let Some(c) = env("SLURM_CLUSTER_NAME") {
+        (Some(c), Some("$SLURM_CLUSTER_NAME".to_string()))
+    } else if let Some(c) = env("CC_CLUSTER") {
+        (Some(c), Some("$CC_CLUSTER".to_string()))
+    } else {
+        (None, None)
+    };
+    Target {
+        cluster,
+        cpu_model: args.cpu_model.clone(),
+        cluster_source: source,
+    }
+}
+
+pub fn run(args: &BudgetArgs) -> Result<i32> {
+    let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
+    let partitions = parse_partitions(&text, &origin)?;
+    for note in &partitions.notes {
+        eprintln!("calib: note: {note}");
+    }
+    let selector = match (&args.partition_family, &args.partition_regex) {
+        (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
+        (None, Some(pattern)) => Some(PartitionSelector::Regex(regex::Regex::new(pattern).map_err(
+            |e| Error::input(Origin::Argument("--partition-regex".into()), None, format!("not a regular expression: {e}")),
+        )?)),
+        (None, None) => None,
+    };
+    let selection = partitions.select(selector.as_ref())?;
+    let grid = args.grid.as_deref().map(Grid::load).transpose()?;
+    let model = load_model(args)?;
+    let options = BudgetOptions {
+        units: args.units,
+        tasks: args.tasks,
+        grid,
+        confidence: args.confidence,
+        target: target(args, partitions.cluster.as_deref()),
+        allow_transfer: args.allow_transfer,
+    };
+    let mut plan = budget::plan(&model, &selection, &options)?;
+    plan.notes.extend(partitions.notes.iter().cloned());
+    let context = ExportContext {
+        script: args.script.clone(),
+        time_min: args.time_min,
+        unit_name: args.unit_name.clone(),
+        created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    };
+    print!("{}", args.format.exporter().render(&plan, &context));
+    if plan.any_over_cap() {
+        let over: Vec<&str> = plan
+            .strata
+            .iter()
+            .filter(|s| s.decision.status == Status::OverCap)
+            .map(|s| s.stratum.as_str())
+            .collect();
+        eprintln!(
+            "calib: {} stratum(s) cannot fit under any partition cap: {}; see the notes (checkpoint into segments)",
+            over.len(),
+            over.join(", ")
+        );
+        return Ok(EXIT_OVER_CAP);
+    }
+    Ok(0)
 }

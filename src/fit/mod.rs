@@ -23,3 +23,17 @@ pub fn project(model: &StratumModel, units: u64, confidence: f64) -> Projection 
         notes: Vec::new(),
     }
 }
+
+#[derive(Debug, Clone, Default)]
+pub struct FitOptions {}
+
+pub struct FitReport {
+    pub model: crate::model::ModelFile,
+}
+
+pub fn fit_timings(
+    _timings: &crate::timings::Timings,
+    _options: &FitOptions,
+) -> crate::error::Result<FitReport> {
+    Err(crate::error::Error::Failed("placeholder".into()))
+}

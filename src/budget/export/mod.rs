@@ -1,0 +1,68 @@
+//! Output formats of `calib budget`, one file each behind [`Exporter`].
+
+mod csv;
+mod json;
+mod sbatch;
+mod table;
+
+pub use self::csv::CsvExporter;
+pub use self::json::JsonExporter;
+pub use self::sbatch::SbatchExporter;
+pub use self::table::TableExporter;
+
+use super::Budget;
+
+/// What every format may need beyond the budget itself.
+#[derive(Debug, Clone)]
+pub struct ExportContext {
+    /// The batch script the `sbatch` lines submit.
+    pub script: String,
+    /// Also emit `--time-min` at the measured cost (lets backfill start the task sooner).
+    pub time_min: bool,
+    /// What one unit is called (`generation`, `epoch`), for the record.
+    pub unit_name: String,
+    /// RFC 3339 time of this budget.
+    pub created_at: String,
+}
+
+/// One output format.
+pub trait Exporter {
+    fn render(&self, budget: &Budget, context: &ExportContext) -> String;
+}
+
+/// The formats `--format` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A table for people, with notes and a campaign summary.
+    Table,
+    /// The JSON contract (design.md), for programs.
+    Json,
+    /// One CSV row per stratum.
+    Csv,
+    /// `#SBATCH` lines and one `sbatch --array` line per stratum.
+    Sbatch,
+}
+
+impl Format {
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Table => Box::new(TableExporter),
+            Format::Json => Box::new(JsonExporter),
+            Format::Csv => Box::new(CsvExporter),
+            Format::Sbatch => Box::new(SbatchExporter),
+        }
+    }
+}
+
+/// The job name calib gives a stratum's array, so `calib audit` can map it back.
+pub fn job_name(stratum: &str) -> String {
+    let slug = crate::stratum::Stratum::parse(stratum)
+        .map(|s| s.slug())
+        .unwrap_or_else(|_| "stratum".to_string());
+    format!("calib-{slug}")
+}
+
+/// The `--comment` calib sets on a stratum's array: `calib stratum=<canonical>`.
+pub fn job_comment(stratum: &str) -> String {
+    format!("calib stratum={stratum}")
+}

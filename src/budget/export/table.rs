@@ -1,0 +1,96 @@
+//! `--format table`: for people. One line per stratum, then its notes, then the
+//! campaign summary.
+
+use std::fmt::Write;
+
+use super::{ExportContext, Exporter};
+use crate::budget::summary::summarize;
+use crate::budget::Budget;
+use crate::slurm::time::{format_minutes, human_duration};
+
+pub struct TableExporter;
+
+fn pad_table(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |v| v.chars().count())).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{v:<width$}", width = widths[i]))
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    out
+}
+
+impl Exporter for TableExporter {
+    fn render(&self, budget: &Budget, _context: &ExportContext) -> String {
+        let mut rows = vec![vec![
+            "stratum".to_string(),
+            "units".into(),
+            "tasks".into(),
+            "predicted".into(),
+            "measured".into(),
+            format!("upper@{:.0}%", budget.confidence * 100.0),
+            "--time".into(),
+            "partition".into(),
+            "status".into(),
+        ]];
+        for s in &budget.strata {
+            rows.push(vec![
+                s.stratum.clone(),
+                s.units.to_string(),
+                s.tasks.to_string(),
+                human_duration(s.projection.predicted_s),
+                human_duration(s.projection.floor_s),
+                human_duration(s.projection.upper_s),
+                s.time(),
+                s.decision.partition.clone().unwrap_or_else(|| "-".into()),
+                s.decision.status.as_str().to_string(),
+            ]);
+        }
+        let mut out = String::new();
+        if budget.provenance.is_estimate() {
+            out.push_str("ESTIMATE (measured on another machine; not a calibration)\n");
+        }
+        out.push_str(&pad_table(&rows));
+        for s in &budget.strata {
+            for note in &s.notes {
+                let _ = writeln!(out, "  {}: {note}", s.stratum);
+            }
+        }
+        let summary = summarize(budget);
+        let _ = writeln!(out, "\npartitions: {}", budget.partitions);
+        let buckets: Vec<String> = summary
+            .buckets
+            .iter()
+            .map(|b| {
+                format!(
+                    "{}: {} stratum{} / {} task{}",
+                    b.bucket,
+                    b.strata,
+                    if b.strata == 1 { "" } else { "s" },
+                    b.tasks,
+                    if b.tasks == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        let _ = writeln!(out, "buckets: {}", buckets.join("; "));
+        if let Some((stratum, time_s)) = &summary.longest {
+            let _ = writeln!(out, "longest task: {} ({stratum})", format_minutes(time_s / 60));
+        }
+        let _ = writeln!(
+            out,
+            "task-hours: {:.1} requested for {:.1} predicted ({} tasks)",
+            summary.requested_hours, summary.predicted_hours, summary.tasks
+        );
+        for note in &budget.notes {
+            let _ = writeln!(out, "note: {note}");
+        }
+        out
+    }
+}

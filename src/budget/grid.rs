@@ -1,0 +1,81 @@
+//! Per-stratum sizes: a grid CSV with columns `stratum`, `units` and optionally
+//! `tasks` (the number of array tasks, e.g. seeds, in that stratum).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::error::{Error, Origin, Result};
+use crate::stratum::Stratum;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellSize {
+    pub units: Option<u64>,
+    pub tasks: Option<u64>,
+}
+
+/// Sizes by canonical stratum.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    pub sizes: BTreeMap<String, CellSize>,
+    pub origin: Option<Origin>,
+}
+
+impl Grid {
+    pub fn load(path: &Path) -> Result<Grid> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        Grid::parse(&text, Origin::file(path))
+    }
+
+    pub fn parse(text: &str, origin: Origin) -> Result<Grid> {
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(false)
+            .comment(Some(b'#'))
+            .from_reader(text.as_bytes());
+        let header = reader
+            .headers()
+            .map_err(|e| Error::input(origin.clone(), Some(1), format!("cannot read the header: {e}")))?
+            .clone();
+        let column = |name: &str| header.iter().position(|h| h.trim() == name);
+        let stratum_col = column("stratum").ok_or_else(|| {
+            Error::input(origin.clone(), Some(1), "expected a header with a `stratum` column and `units` and/or `tasks`")
+        })?;
+        let units_col = column("units");
+        let tasks_col = column("tasks");
+        if units_col.is_none() && tasks_col.is_none() {
+            return Err(Error::input(origin.clone(), Some(1), "expected a `units` or `tasks` column beside `stratum`"));
+        }
+        let mut grid = Grid {
+            sizes: BTreeMap::new(),
+            origin: Some(origin.clone()),
+        };
+        for record in reader.records() {
+            let record = record.map_err(|e| {
+                let line = e.position().map(|p| p.line());
+                Error::input(origin.clone(), line, format!("not valid CSV: {e}"))
+            })?;
+            let line = record.position().map(|p| p.line());
+            let bad = |m: String| Error::input(origin.clone(), line, m);
+            let stratum = Stratum::parse(record.get(stratum_col).unwrap_or(""))
+                .map_err(|e| bad(format!("`stratum`: {e}")))?
+                .canonical();
+            let count = |col: Option<usize>, name: &str| -> Result<Option<u64>> {
+                match col.map(|c| record.get(c).unwrap_or("").trim()) {
+                    None | Some("") => Ok(None),
+                    Some(text) => match text.parse::<u64>() {
+                        Ok(n) if n >= 1 => Ok(Some(n)),
+                        _ => Err(bad(format!("`{name}` is `{text}`; expected a whole number, 1 or more"))),
+                    },
+                }
+            };
+            let size = CellSize {
+                units: count(units_col, "units")?,
+                tasks: count(tasks_col, "tasks")?,
+            };
+            if grid.sizes.insert(stratum.clone(), size).is_some() {
+                return Err(bad(format!("stratum `{stratum}` is listed twice")));
+            }
+        }
+        Ok(grid)
+    }
+}

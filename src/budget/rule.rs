@@ -1,0 +1,208 @@
+//! The budgeting rule (design.md, "The budgeting rule"): from a stratum's measured
+//! cost (`floor_s`) and the upper bound of its prediction interval (`upper_s`),
+//! choose the `--time` and the partition bucket.
+//!
+//! Let the caps be the time limits of the partitions in play, sorted.
+//! 1. If some cap c satisfies `floor_s <= c < upper_s`, take the largest such c:
+//!    the task moves into that bucket, keeping as much margin as the bucket
+//!    allows (`rounded_down`). This also covers an `upper_s` above the largest
+//!    cap while `floor_s` fits under it: the largest cap is then the answer, and
+//!    the margin cut is said.
+//! 2. Otherwise ask for `upper_s`, rounded up to the whole minute; the partition
+//!    is the smallest whose cap holds it (`ok`).
+//! 3. If even `floor_s` exceeds the largest cap the stratum is `over_cap`: no
+//!    single task can finish; it must checkpoint into segments that each fit.
+//!
+//! Times are whole minutes, because Slurm stores `--time` in minutes (seconds
+//! round up) and reads 0 as "no limit"; a cap is used only at whole minutes at or
+//! below it. The chosen time is never below `floor_s`, and for `over_cap` it is
+//! the time a single task would need (unsubmittable), so the invariant
+//! `time_s >= floor_s` holds for every status. Given caps, the chosen time is
+//! non-decreasing in both `floor_s` and `upper_s`.
+
+use serde::Serialize;
+
+use crate::slurm::time::sbatch_minutes;
+
+/// One bucket: a partition and its cap in seconds (`f64::INFINITY` for no limit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cap {
+    pub partition: String,
+    pub limit_s: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The upper bound fits a bucket as is.
+    Ok,
+    /// A bucket cap lay in [floor_s, upper_s): the time was rounded down into it.
+    RoundedDown,
+    /// Even the measured cost exceeds the largest cap: unsubmittable as one task.
+    OverCap,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::RoundedDown => "rounded_down",
+            Status::OverCap => "over_cap",
+        }
+    }
+}
+
+/// What the rule decided for one stratum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// Whole minutes for `--time` (at least 1).
+    pub minutes: u64,
+    /// The partition whose cap holds the time; `None` when `over_cap`.
+    pub partition: Option<String>,
+    pub status: Status,
+    /// For `over_cap`: how many segments, each within the largest cap, cover
+    /// `upper_s` (at least enough to cover `floor_s`).
+    pub segments: Option<u64>,
+    /// The largest cap in play, for the notes.
+    pub largest_cap_s: f64,
+}
+
+impl Decision {
+    pub fn time_s(&self) -> u64 {
+        self.minutes * 60
+    }
+}
+
+/// Whole minutes usable under a cap (a cap of 3:00:30 allows 180 minutes).
+fn cap_minutes(cap: &Cap) -> Option<u64> {
+    if cap.limit_s.is_finite() {
+        Some((cap.limit_s / 60.0).floor() as u64)
+    } else {
+        None
+    }
+}
+
+/// Applies the rule. `caps` need not be sorted; it must not be empty.
+pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
+    let upper_s = upper_s.max(floor_s);
+    let floor_minutes = sbatch_minutes(floor_s);
+    let mut sorted: Vec<&Cap> = caps.iter().collect();
+    sorted.sort_by(|a, b| a.limit_s.total_cmp(&b.limit_s));
+    let largest_cap_s = sorted.last().map(|c| c.limit_s).unwrap_or(f64::INFINITY);
+
+    // 1. The largest cap in [floor, upper): round down into it.
+    let rounded = sorted.iter().rev().find_map(|cap| {
+        let minutes = cap_minutes(cap)?;
+        let usable_s = (minutes * 60) as f64;
+        (minutes >= floor_minutes && usable_s >= floor_s && usable_s < upper_s)
+            .then_some((minutes, *cap))
+    });
+    if let Some((minutes, cap)) = rounded {
+        return Decision {
+            minutes,
+            partition: Some(cap.partition.clone()),
+            status: Status::RoundedDown,
+            segments: None,
+            largest_cap_s,
+        };
+    }
+
+    // 2. The upper bound, rounded up, in the smallest bucket that holds it.
+    let minutes = sbatch_minutes(upper_s);
+    let holder = sorted
+        .iter()
+        .find(|cap| cap_minutes(cap).is_none_or(|cap_min| cap_min >= minutes));
+    if let Some(cap) = holder {
+        return Decision {
+            minutes,
+            partition: Some(cap.partition.clone()),
+            status: Status::Ok,
+            segments: None,
+            largest_cap_s,
+        };
+    }
+
+    // 3. Even the measured cost does not fit (rule 1 took every case where it does).
+    let segment_minutes = sorted
+        .last()
+        .and_then(|cap| cap_minutes(cap))
+        .unwrap_or(1)
+        .max(1);
+    let segments = sbatch_minutes(upper_s).div_ceil(segment_minutes);
+    Decision {
+        minutes: minutes.max(floor_minutes),
+        partition: None,
+        status: Status::OverCap,
+        segments: Some(segments.max(2)),
+        largest_cap_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caps(hours: &[f64]) -> Vec<Cap> {
+        hours
+            .iter()
+            .enumerate()
+            .map(|(i, h)| Cap {
+                partition: format!("b{}", i + 1),
+                limit_s: h * 3600.0,
+            })
+            .collect()
+    }
+
+    const H: f64 = 3600.0;
+
+    #[test]
+    fn rounds_down_into_the_largest_cap_between_floor_and_upper() {
+        let d = decide(10.7 * H, 19.0 * H, &caps(&[3.0, 12.0, 24.0]));
+        assert_eq!(d.status, Status::RoundedDown);
+        assert_eq!(d.partition.as_deref(), Some("b2"));
+        assert_eq!(d.minutes, 12 * 60);
+    }
+
+    #[test]
+    fn asks_for_the_upper_bound_when_no_cap_lies_in_between() {
+        let d = decide(4.6 * H, 5.5 * H, &caps(&[3.0, 12.0, 24.0]));
+        assert_eq!(d.status, Status::Ok);
+        assert_eq!(d.partition.as_deref(), Some("b2"));
+        assert_eq!(d.minutes, 330);
+    }
+
+    #[test]
+    fn upper_above_every_cap_with_floor_below_takes_the_largest_cap() {
+        let d = decide(20.0 * H, 30.0 * H, &caps(&[3.0, 12.0, 24.0]));
+        assert_eq!(d.status, Status::RoundedDown);
+        assert_eq!(d.partition.as_deref(), Some("b3"));
+        assert_eq!(d.minutes, 24 * 60);
+    }
+
+    #[test]
+    fn a_48_hour_need_on_a_24_hour_cluster_is_over_cap_with_segments() {
+        let d = decide(48.0 * H, 52.0 * H, &caps(&[3.0, 12.0, 24.0]));
+        assert_eq!(d.status, Status::OverCap);
+        assert_eq!(d.partition, None);
+        assert_eq!(d.segments, Some(3));
+        assert!(d.time_s() as f64 >= 48.0 * H);
+    }
+
+    #[test]
+    fn an_unlimited_partition_holds_anything() {
+        let mut c = caps(&[3.0]);
+        c.push(Cap {
+            partition: "long".into(),
+            limit_s: f64::INFINITY,
+        });
+        let d = decide(100.0 * H, 120.0 * H, &c);
+        assert_eq!(d.status, Status::Ok);
+        assert_eq!(d.partition.as_deref(), Some("long"));
+    }
+
+    #[test]
+    fn never_zero_minutes() {
+        let d = decide(0.0, 0.0, &caps(&[3.0]));
+        assert_eq!(d.minutes, 1);
+    }
+}
