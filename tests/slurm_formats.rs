@@ -219,9 +219,12 @@ fn formatting_for_sbatch() {
         (86_399.5, "1-00:00:00", 1_440),
         (86_401.0, "1-00:01:00", 1_441),
         (1_209_600.0, "14-00:00:00", 20_160),
-        // Clamped to what Slurm's int can hold: 35791394 min = 24855 d 3 h 14 min.
-        (1e300, "24855-03:14:00", 35_791_394),
-        (f64::INFINITY, "24855-03:14:00", 35_791_394),
+        // Clamped to what Slurm's int arithmetic survives: (s + 59) / 60 with
+        // s <= 2^31 - 1 gives at most 35791393 min = 24855 d 3 h 13 min.
+        (1e300, "24855-03:13:00", 35_791_393),
+        (f64::INFINITY, "24855-03:13:00", 35_791_393),
+        (35_791_393.0 * 60.0, "24855-03:13:00", 35_791_393),
+        (35_791_393.0 * 60.0 + 1.0, "24855-03:13:00", 35_791_393),
     ];
     for &(secs, text, mins) in rows {
         assert_eq!(format_sbatch_time(secs), text, "format of {secs}");
@@ -261,7 +264,7 @@ proptest! {
         // Slurm rounds seconds up to the minute: the stored value holds the request.
         if secs.is_finite() && secs > 0.0 && secs < 2e9 {
             prop_assert!((minutes * 60) as f64 >= secs);
-            prop_assert!(((minutes - 1) * 60) as f64 <= secs || minutes == 1);
+            prop_assert!(minutes == 1 || (((minutes - 1) * 60) as f64) < secs);
         }
     }
 
@@ -826,6 +829,32 @@ fn cluster_lines_comments_blanks_and_separators() {
     let list = parse_partitions("long 122-00:00:00\n", &Origin::Stdin).unwrap();
     check(&list, &[("long", lim(122 * D))], None);
     assert!(list.notes.is_empty());
+}
+
+#[test]
+fn sinfo_long_format_and_tables_without_a_limit_column() {
+    // `sinfo -l` layout (sinfo.1 `--long`): a date line, then the header.
+    let text = "Sun Nov 29 22:00:00 2026\n\
+                PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE NODELIST\n\
+                b1*          up    3:00:00 1-infinite   no       NO        all      1        idle localhost\n\
+                long         up 14-00:00:0 1-infinite   no       NO        all      1        idle localhost\n";
+    let list = parse_partitions(text, &Origin::Stdin).unwrap();
+    check(
+        &list,
+        &[("b1", lim(3 * H)), ("long", lim(14 * D))],
+        Some("b1"),
+    );
+    assert_eq!(list.notes.len(), 1);
+
+    // `sinfo -N` is node-oriented and has no TIMELIMIT.
+    let text =
+        "NODELIST   NODES          PARTITION STATE\nlocalhost      1 cpubase_bycore_b1* idle\n";
+    let err = parse_partitions(text, &Origin::Stdin).unwrap_err();
+    assert_input_error(
+        &err,
+        Some(1),
+        &["no TIMELIMIT column", "sinfo -h -o '%P %l'"],
+    );
 }
 
 // ---------------------------------------------------------------------------

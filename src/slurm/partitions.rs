@@ -17,6 +17,9 @@
 //!   default `sinfo` view (`PARTITION AVAIL TIMELIMIT NODES STATE NODELIST`, one
 //!   line per partition and node state), `sinfo --summarize`, site layouts, and
 //!   `|`-separated layouts such as `%all`. Columns are taken by header name.
+//!   The date line `sinfo -l` prints above its header is skipped. A header with
+//!   PARTITION but no TIMELIMIT (`sinfo -N`, `-o '%P %a'`) is an error that
+//!   advises `sinfo -h -o '%P %l'`.
 //! * **`scontrol show partition`** (also with `-o`): `PartitionName=` starts a
 //!   partition; `Default=YES` marks the default, `MaxTime=` is the limit
 //!   (`UNLIMITED` or `[D-]HH:MM:SS`; src/api/partition_info.c).
@@ -148,7 +151,21 @@ pub fn parse_partitions(text: &str, origin: &Origin) -> Result<PartitionList> {
         let current = match &layout {
             Some(l) => l,
             None => {
+                if is_timestamp_line(trimmed) {
+                    // `sinfo -l` prints the time before its header.
+                    continue;
+                }
                 let detected = detect(trimmed);
+                if let Layout::NoLimitColumn = detected {
+                    return Err(Error::input(
+                        origin.clone(),
+                        Some(line_no),
+                        format!(
+                            "this sinfo table has a PARTITION column but no TIMELIMIT column; \
+                             run `{ADVICE_COMMAND}` and pass its output instead"
+                        ),
+                    ));
+                }
                 let is_header = matches!(detected, Layout::Table { .. });
                 layout = Some(detected);
                 if is_header {
@@ -176,6 +193,7 @@ pub fn parse_partitions(text: &str, origin: &Origin) -> Result<PartitionList> {
                 let fields = split(trimmed, *separator);
                 reader.headerless_row(&fields, line_no)?;
             }
+            Layout::NoLimitColumn => {}
         }
     }
     scontrol.finish(&mut reader)?;
@@ -195,6 +213,8 @@ enum Layout {
     },
     /// `%P %l` lines, or the default layout printed with `-h`.
     Headerless { separator: Separator },
+    /// A sinfo header with PARTITION but no TIMELIMIT (e.g. `sinfo -N`).
+    NoLimitColumn,
 }
 
 #[derive(Clone, Copy)]
@@ -239,6 +259,10 @@ fn detect(first: &str) -> Layout {
     let limit = header
         .iter()
         .position(|h| h.eq_ignore_ascii_case("TIMELIMIT"));
+    let looks_like_header = header.len() >= 2
+        && header
+            .iter()
+            .all(|h| !h.is_empty() && !h.bytes().any(|b| b.is_ascii_lowercase()));
     match limit {
         Some(limit) if !partition.is_empty() => Layout::Table {
             header,
@@ -246,8 +270,24 @@ fn detect(first: &str) -> Layout {
             partition,
             limit,
         },
+        None if !partition.is_empty() && looks_like_header => Layout::NoLimitColumn,
         _ => Layout::Headerless { separator },
     }
+}
+
+/// `Sun Nov 29 22:00:00 2026`, the line `sinfo -l` prints above its header.
+fn is_timestamp_line(line: &str) -> bool {
+    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    tokens.len() == 5
+        && DAYS.contains(&tokens[0])
+        && MONTHS.contains(&tokens[1])
+        && tokens[2].bytes().all(|b| b.is_ascii_digit())
+        && tokens[3].contains(':')
+        && tokens[4].bytes().all(|b| b.is_ascii_digit())
 }
 
 fn cluster_line(trimmed: &str) -> Option<&str> {
@@ -521,13 +561,15 @@ impl<'a> Reader<'a> {
                 listed.join(", ")
             ));
         }
-        if !self.extra_columns.is_empty() {
-            let lines: Vec<String> = self.extra_columns.iter().map(u64::to_string).collect();
+        if let (Some(first), count) = (self.extra_columns.first(), self.extra_columns.len()) {
+            let where_ = if count == 1 {
+                format!("on line {first}")
+            } else {
+                format!("on {count} lines, from line {first}")
+            };
             notes.push(format!(
-                "columns after the time limit were ignored (line{} {}); `{ADVICE_COMMAND}` prints \
-                 only the name and the limit",
-                if lines.len() == 1 { "" } else { "s" },
-                abbreviate(&lines)
+                "columns after the time limit were ignored ({where_}); `{ADVICE_COMMAND}` prints \
+                 only the name and the limit"
             ));
         }
         Ok(PartitionList {
@@ -546,19 +588,6 @@ fn looks_like_time(value: &str) -> bool {
         && value
             .bytes()
             .all(|b| b.is_ascii_digit() || b == b'-' || b == b':')
-}
-
-fn abbreviate(items: &[String]) -> String {
-    const SHOWN: usize = 8;
-    if items.len() <= SHOWN {
-        items.join(", ")
-    } else {
-        format!(
-            "{}, ... ({} in all)",
-            items[..SHOWN].join(", "),
-            items.len()
-        )
-    }
 }
 
 /// One `scontrol show partition` block being read.
@@ -640,19 +669,18 @@ impl PartitionList {
     /// input order.
     pub fn families(&self) -> Vec<Family> {
         let mut families: Vec<Family> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
         for p in &self.partitions {
             let (name, bucket) = family_of(&p.name);
-            let family = match families.iter_mut().position(|f| f.name == name) {
-                Some(i) => &mut families[i],
-                None => {
-                    families.push(Family {
-                        name,
-                        partitions: Vec::new(),
-                        buckets: 0,
-                    });
-                    families.last_mut().expect("just pushed")
-                }
-            };
+            let i = *index.entry(name.clone()).or_insert_with(|| {
+                families.push(Family {
+                    name,
+                    partitions: Vec::new(),
+                    buckets: 0,
+                });
+                families.len() - 1
+            });
+            let family = &mut families[i];
             family.partitions.push(p.clone());
             if bucket.is_some() {
                 family.buckets += 1;

@@ -321,9 +321,10 @@ fn parse_elapsed_whole(input: &str, text: &str) -> Result<u64, TimeParseError> {
     checked(input, &terms)
 }
 
-/// The most minutes calib will ever ask for: the largest whole number of minutes
-/// whose seconds still fit Slurm's `int` ([`SLURM_MAX_SECONDS`]), about 68 years.
-pub const SBATCH_MAX_MINUTES: u64 = SLURM_MAX_SECONDS / 60;
+/// The most minutes calib will ever ask for (about 68 years): the largest whole
+/// number of minutes whose seconds `s` keep both `time_str2secs` and the
+/// round-up `time_str2mins` does, `(s + 59) / 60` in a C `int`, from overflowing.
+pub const SBATCH_MAX_MINUTES: u64 = (SLURM_MAX_SECONDS - 59) / 60;
 
 /// Whole minutes that `sbatch --time` would store for `seconds`: rounded up, as
 /// Slurm's `time_str2mins` does, and never 0 (which Slurm reads as no limit).
