@@ -45,7 +45,14 @@
 //! named `<family>_b<N>` (`cpubase_bycore_b1` ... `_b5`: 3 h, 12 h, 1 d, 3 d,
 //! 7 d), and route a job to the bucket its `--time` fits. [`family_of`] splits a
 //! name into family and bucket; [`PartitionList::select`] picks the partitions a
-//! budget rounds into and says why, in words.
+//! budget rounds into and says why, in words. Sources for the scheme: the
+//! Alliance wiki page "Job scheduling policies", and partition lists seen on
+//! Narval, Killarney and Cedar (project notes `slurm-formats.md`, section 3).
+//!
+//! Sources for the formats (Slurm master 284c3b95): sinfo.1 (`%P`, `%l`, `-o`
+//! default formats, `--summarize`, `-M`), src/sinfo/{print.c,opts.c,sinfo.c},
+//! scontrol.1 and src/api/partition_info.c (`scontrol show partition`),
+//! slurm.conf.5 (`MaxTime`, `Default`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -148,31 +155,30 @@ pub fn parse_partitions(text: &str, origin: &Origin) -> Result<PartitionList> {
             reader.cluster(name, line_no)?;
             continue;
         }
-        let current = match &layout {
-            Some(l) => l,
-            None => {
-                if is_timestamp_line(trimmed) {
-                    // `sinfo -l` prints the time before its header.
-                    continue;
-                }
-                let detected = detect(trimmed);
-                if let Layout::NoLimitColumn = detected {
-                    return Err(Error::input(
-                        origin.clone(),
-                        Some(line_no),
-                        format!(
-                            "this sinfo table has a PARTITION column but no TIMELIMIT column; \
-                             run `{ADVICE_COMMAND}` and pass its output instead"
-                        ),
-                    ));
-                }
-                let is_header = matches!(detected, Layout::Table { .. });
-                layout = Some(detected);
-                if is_header {
-                    continue;
-                }
-                layout.as_ref().expect("just set")
+        if is_timestamp_line(trimmed) {
+            // `sinfo -l` prints the time above its header (per cluster with -M).
+            continue;
+        }
+        if layout.is_none() {
+            let detected = detect(trimmed);
+            if let Layout::NoLimitColumn = detected {
+                return Err(Error::input(
+                    origin.clone(),
+                    Some(line_no),
+                    format!(
+                        "this sinfo table has a PARTITION column but no TIMELIMIT column; \
+                         run `{ADVICE_COMMAND}` and pass its output instead"
+                    ),
+                ));
             }
+            let is_header = matches!(detected, Layout::Table { .. });
+            layout = Some(detected);
+            if is_header {
+                continue;
+            }
+        }
+        let Some(current) = &layout else {
+            continue;
         };
         match current {
             Layout::Scontrol => scontrol.line(trimmed, line_no, &mut reader)?,

@@ -25,6 +25,14 @@
 //! And what calib emits: [`format_sbatch_time`] and [`sbatch_minutes`] give the
 //! `--time` value and the minutes sbatch will store for it (seconds round up,
 //! never 0 minutes, which Slurm reads as "no limit").
+//!
+//! Sources (Slurm master 284c3b95, same behaviour since 14.03): parse_time.c
+//! (`time_str2secs`, `_is_valid_timespec`, `time_str2mins`, `secs2time_str`,
+//! `mins2time_str`), slurm_opt.c (`--time`: 0 minutes means no limit),
+//! sinfo/print.c (`_print_secs`), sacct/print.c and common/print_fields.c
+//! (Timelimit, Elapsed, CPU times), api/partition_info.c (`MaxTime=`); man pages
+//! sbatch.1 (`--time`), sinfo.1 (`%l`), sacct.1 (`Elapsed`, `Timelimit`) and
+//! slurm.conf.5 (`MaxTime`).
 
 use std::fmt;
 
