@@ -1028,3 +1028,108 @@ proptest! {
         }
     }
 }
+
+/// Limits as sinfo prints them, with their values written out by hand.
+const PRINTED: [(&str, Option<u64>); 9] = [
+    ("1:00", Some(60)),
+    ("30:00", Some(1_800)),
+    ("3:00:00", Some(3 * H)),
+    ("12:00:00", Some(12 * H)),
+    ("1-00:00:00", Some(D)),
+    ("7-00:00:00", Some(7 * D)),
+    ("14-00:00:00", Some(14 * D)),
+    ("21-00:00:00", Some(21 * D)),
+    ("infinite", None),
+];
+
+fn generated_lists() -> impl Strategy<Value = Vec<(String, usize, bool)>> {
+    let stems = prop_oneof![
+        Just("cpubase_bycore"),
+        Just("gpubase_bygpu"),
+        Just("short"),
+        Just("debug")
+    ];
+    let one = (stems, prop::option::of(1u32..7), 0..PRINTED.len());
+    prop::collection::vec(one, 1..12)
+        .prop_flat_map(|rows| {
+            // Unique names: a name's first row wins.
+            let mut seen = std::collections::HashSet::new();
+            let rows: Vec<(String, usize)> = rows
+                .into_iter()
+                .map(|(stem, bucket, limit)| match bucket {
+                    Some(b) => (format!("{stem}_b{b}"), limit),
+                    None => (stem.to_string(), limit),
+                })
+                .filter(|(name, _)| seen.insert(name.clone()))
+                .collect();
+            let n = rows.len();
+            (Just(rows), prop::option::of(0..n))
+        })
+        .prop_map(|(rows, default)| {
+            rows.into_iter()
+                .enumerate()
+                .map(|(i, (name, limit))| (name, limit, default == Some(i)))
+                .collect()
+        })
+}
+
+proptest! {
+    #[test]
+    fn generated_sinfo_outputs_parse_to_what_was_generated(
+        rows in generated_lists(),
+        repeats in 1usize..4,
+    ) {
+        let expected: Vec<(String, SlurmTime, bool)> = rows
+            .iter()
+            .map(|(name, limit, default)| {
+                let t = PRINTED[*limit].1.map_or(SlurmTime::Unlimited, SlurmTime::Limited);
+                (name.clone(), t, *default)
+            })
+            .collect();
+        let star = |d: bool| if d { "*" } else { "" };
+
+        // `sinfo -h -o '%P %l'`.
+        let plain: String = rows
+            .iter()
+            .map(|(name, limit, d)| format!("{name}{} {}\n", star(*d), PRINTED[*limit].0))
+            .collect();
+        // Default `sinfo`: a header, each partition once per node state, and
+        // the limit right-justified and cut to 10 characters (`%.10l`).
+        let mut table = String::from("PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n");
+        for (name, limit, d) in &rows {
+            let cut: String = PRINTED[*limit].0.chars().take(10).collect();
+            for state in ["mix", "alloc", "idle"].iter().take(repeats) {
+                table.push_str(&format!("{name}{} up {cut:>10} 1 {state} n[1-2]\n", star(*d)));
+            }
+        }
+
+        for text in [&plain, &table] {
+            let list = parse_partitions(text, &Origin::Stdin).unwrap();
+            let got: Vec<(String, SlurmTime, bool)> = list
+                .partitions
+                .iter()
+                .map(|p| (p.name.clone(), p.limit, p.is_default))
+                .collect();
+            prop_assert_eq!(&got, &expected);
+            let cut_any = text == &table && rows.iter().any(|(_, l, _)| PRINTED[*l].0.len() > 10);
+            prop_assert_eq!(list.notes.len(), usize::from(cut_any));
+
+            let s = list.select(None).unwrap();
+            prop_assert!(!s.partitions.is_empty());
+            prop_assert!(s.partitions.windows(2).all(|w| w[0].limit <= w[1].limit));
+            prop_assert!(s.partitions.iter().all(|p| list.partitions.contains(p)));
+            if let Some((name, _, _)) = expected.iter().find(|(_, _, d)| *d) {
+                // The default partition is always in the default selection.
+                prop_assert!(s.partitions.iter().any(|p| &p.name == name));
+            }
+        }
+    }
+}
+
+#[test]
+fn scontrol_show_job_is_not_a_partition_list() {
+    // A plausible wrong paste: the job's record, not the partitions.
+    let text = sample("scontrol-job-cedar.txt");
+    let err = parse_partitions(&text, &Origin::file("scontrol-job-cedar.txt")).unwrap_err();
+    assert_input_error(&err, Some(2), &["NAME LIMIT", "not a partition name"]);
+}
