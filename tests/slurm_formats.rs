@@ -702,6 +702,17 @@ fn limit_cut_inside_the_minutes_is_an_error_with_advice() {
     assert_input_error(&err, Some(1), &["122-00:00:", "sinfo -h -o '%P %l'"]);
     let err = parse_partitions("odd 14-00:00:3\n", &Origin::Stdin).unwrap_err();
     assert_input_error(&err, Some(1), &["14-00:00:3", "sinfo -h -o '%P %l'"]);
+    // 5 day digits: `12345-00:00:00` cut to `12345-00:0` lost a minutes digit.
+    let err = parse_partitions("x 12345-00:0\n", &Origin::Stdin).unwrap_err();
+    assert_input_error(&err, Some(1), &["12345-00:0", "sinfo -h -o '%P %l'"]);
+    // 4 day digits: `1000-00:00:00` cut to `1000-00:00` lost only `:00`.
+    let list = parse_partitions("x 1000-00:00\n", &Origin::Stdin).unwrap();
+    check(&list, &[("x", lim(1_000 * D))], None);
+    assert_eq!(list.notes.len(), 1, "{:?}", list.notes);
+    // Ten characters but not sinfo's shape (hours not padded): read as written.
+    let list = parse_partitions("x 10-1:00:00\n", &Origin::Stdin).unwrap();
+    check(&list, &[("x", lim(10 * D + H))], None);
+    assert!(list.notes.is_empty(), "{:?}", list.notes);
 }
 
 #[test]

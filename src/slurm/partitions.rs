@@ -378,19 +378,14 @@ impl<'a> Reader<'a> {
     /// A limit as sinfo's `%l` prints it, accepting the 10-character cut of the
     /// default views when it is exact.
     fn sinfo_limit(&mut self, name: &str, value: &str, line: u64) -> Result<SlurmTime> {
-        let days_digits = value
-            .find('-')
-            .filter(|&p| p > 0 && value[..p].bytes().all(|b| b.is_ascii_digit()));
-        // A full `D-HH:MM:SS` with two or more day digits is at least 11
-        // characters; exactly 10 means sinfo's `%.10l` cut it.
-        let cut = value.len() == 10 && days_digits.is_some_and(|d| d >= 2);
-        if cut {
-            let d = days_digits.unwrap_or(0);
-            // Exact only when nothing but seconds was lost (whole-minute limits):
-            // `DD-HH:MM:S` (S must be 0) or `DDDD-HH:MM`.
-            let exact = match d {
-                2 => value.ends_with('0') && parse_printed_time(value).is_ok(),
-                4 => parse_printed_time(value).is_ok(),
+        if let Some(days) = cut_day_digits(value) {
+            // Exact only when nothing but seconds was lost, since partition
+            // limits are whole minutes: `DD-HH:MM:S` (the kept S must be 0) or
+            // `DDDD-HH:MM`. `DDD-HH:MM:` does not parse, and from 5 day digits
+            // on minutes are lost.
+            let exact = match days {
+                2 => value.ends_with('0'),
+                4 => true,
                 _ => false,
             };
             if !exact {
@@ -584,6 +579,23 @@ impl<'a> Reader<'a> {
             notes,
         })
     }
+}
+
+/// The number of day digits when `value` is sinfo's `D-HH:MM:SS` cut to 10
+/// characters by `%.10l`: a full value with two or more day digits is at least
+/// 11 characters, so a 10-character value of that shape lost its end.
+fn cut_day_digits(value: &str) -> Option<usize> {
+    let bytes = value.as_bytes();
+    if bytes.len() != 10 {
+        return None;
+    }
+    (2..=9).find(|&days| {
+        let full = format!("{}-HH:MM:SS", "D".repeat(days));
+        full.bytes().zip(bytes).all(|(pattern, &c)| match pattern {
+            b'D' | b'H' | b'M' | b'S' => c.is_ascii_digit(),
+            literal => c == literal,
+        })
+    })
 }
 
 /// True when `value` is made of time characters only, so that an unreadable
