@@ -5,10 +5,34 @@
 //! unit test `parse_time-test.c`; the printed forms follow sinfo's `_print_secs`,
 //! sacct's `mins2time_str`/`secs2time_str` and scontrol's partition printer. The
 //! rules, with line references, are collected in the project's notes on Slurm
-//! formats. Two deliberate departures from the C code, both stricter: a negative
-//! value such as `-5` (which sscanf would turn into a negative time) is rejected,
-//! and numbers too large for a 64-bit second count are rejected instead of
-//! overflowing.
+//! formats (`slurm-formats.md`, sections 1 and 2). Two deliberate departures
+//! from the C code, both stricter: a negative value such as `-5` (which sscanf
+//! would turn into a negative time) is rejected, and values too large for Slurm's
+//! C `int` second count (more than 2^31 - 1 seconds, about 68 years) are rejected
+//! by [`parse_time`] instead of overflowing the way `time_str2secs` silently
+//! does. Values Slurm printed itself ([`parse_printed_time`]) are only bounded by
+//! a 64-bit second count, since sinfo and scontrol print wider integers.
+//!
+//! What each function accepts:
+//! * [`parse_time`]: exactly the `sbatch --time` grammar (`time_str2secs`).
+//! * [`parse_printed_time`]: the same grammar for values sinfo (`%l`) and
+//!   scontrol (`MaxTime=`) print, without the `int` bound.
+//! * [`parse_printed_limit`]: sacct `Timelimit`, scontrol `TimeLimit=`,
+//!   `MaxTime=`, `DefaultTime=`, including `Partition_Limit`, empty and `NONE`.
+//! * [`parse_elapsed`]: sacct `Elapsed` (`[D-]HH:MM:SS`) and CPU-time fields
+//!   (also `MM:SS.mmm`).
+//!
+//! And what calib emits: [`format_sbatch_time`] and [`sbatch_minutes`] give the
+//! `--time` value and the minutes sbatch will store for it (seconds round up,
+//! never 0 minutes, which Slurm reads as "no limit").
+//!
+//! Sources (Slurm master 284c3b95, same behaviour since 14.03): parse_time.c
+//! (`time_str2secs`, `_is_valid_timespec`, `time_str2mins`, `secs2time_str`,
+//! `mins2time_str`), slurm_opt.c (`--time`: 0 minutes means no limit),
+//! sinfo/print.c (`_print_secs`), sacct/print.c and common/print_fields.c
+//! (Timelimit, Elapsed, CPU times), api/partition_info.c (`MaxTime=`); man pages
+//! sbatch.1 (`--time`), sinfo.1 (`%l`), sacct.1 (`Elapsed`, `Timelimit`) and
+//! slurm.conf.5 (`MaxTime`).
 
 use std::fmt;
 
@@ -29,7 +53,39 @@ impl SlurmTime {
             SlurmTime::Unlimited => None,
         }
     }
+
+    /// Seconds as a cap: a finite limit, or `f64::INFINITY` for no limit.
+    pub fn cap_seconds(self) -> f64 {
+        match self {
+            SlurmTime::Limited(s) => s as f64,
+            SlurmTime::Unlimited => f64::INFINITY,
+        }
+    }
 }
+
+/// sinfo's compact form (`_print_secs` in src/sinfo/print.c): `infinite`,
+/// `M:SS`, `H:MM:SS` or `D-HH:MM:SS`. Every form parses back to the same value.
+impl fmt::Display for SlurmTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SlurmTime::Unlimited => write!(f, "infinite"),
+            SlurmTime::Limited(s) => {
+                let (d, h, m, sec) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60, s % 60);
+                if d > 0 {
+                    write!(f, "{d}-{h:02}:{m:02}:{sec:02}")
+                } else if h > 0 {
+                    write!(f, "{h}:{m:02}:{sec:02}")
+                } else {
+                    write!(f, "{m}:{sec:02}")
+                }
+            }
+        }
+    }
+}
+
+/// The largest number of seconds Slurm's `time_str2secs` can return: it computes
+/// in a C `int`, so anything larger overflows (slurm-formats.md, section 1.7).
+pub const SLURM_MAX_SECONDS: u64 = i32::MAX as u64;
 
 /// Why a string is not a Slurm time.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,11 +117,25 @@ fn invalid(input: &str, reason: &'static str) -> TimeParseError {
 
 /// Parses exactly what `sbatch --time` accepts (Slurm's `time_str2secs`).
 ///
-/// Accepted: `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S`, and `-1`,
-/// `INFINITE`, `UNLIMITED` in any case. Fields are not range-checked (Slurm reads
-/// `0:60:0` as one hour). Rejected: empty strings, spaces, signs, decimals, unit
-/// suffixes, and negative values.
+/// Accepted: `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S`, `D-` (a day count
+/// alone, which Slurm's sscanf accepts), and `-1`, `INFINITE`, `UNLIMITED` in any
+/// case. Fields are not range-checked (Slurm reads `0:60:0` as one hour).
+/// Rejected: empty strings, spaces, signs, decimals, unit suffixes, negative
+/// values, and totals above [`SLURM_MAX_SECONDS`]. `0` parses to 0 seconds, as in
+/// Slurm; note that `sbatch --time=0` then means "no limit".
 pub fn parse_time(input: &str) -> Result<SlurmTime, TimeParseError> {
+    match parse_printed_time(input)? {
+        SlurmTime::Limited(s) if s > SLURM_MAX_SECONDS => Err(invalid(
+            input,
+            "the value is too large: Slurm counts seconds in a 32-bit integer",
+        )),
+        t => Ok(t),
+    }
+}
+
+/// Parses a time value that Slurm printed (sinfo `%l`, scontrol `MaxTime=`):
+/// the grammar of [`parse_time`], bounded only by a 64-bit second count.
+pub fn parse_printed_time(input: &str) -> Result<SlurmTime, TimeParseError> {
     if input.is_empty() {
         return Err(invalid(input, "it is empty"));
     }
@@ -214,7 +284,7 @@ pub fn parse_printed_limit(input: &str) -> Result<PrintedLimit, TimeParseError> 
     if trimmed.eq_ignore_ascii_case("Partition_Limit") {
         return Ok(PrintedLimit::PartitionLimit);
     }
-    parse_time(trimmed).map(PrintedLimit::Time)
+    parse_printed_time(trimmed).map(PrintedLimit::Time)
 }
 
 /// Parses sacct's `Elapsed` (`[D-]HH:MM:SS`) or a CPU-time field, which may also be
@@ -259,15 +329,24 @@ fn parse_elapsed_whole(input: &str, text: &str) -> Result<u64, TimeParseError> {
     checked(input, &terms)
 }
 
+/// The most minutes calib will ever ask for (about 68 years): the largest whole
+/// number of minutes whose seconds `s` keep both `time_str2secs` and the
+/// round-up `time_str2mins` does, `(s + 59) / 60` in a C `int`, from overflowing.
+pub const SBATCH_MAX_MINUTES: u64 = (SLURM_MAX_SECONDS - 59) / 60;
+
 /// Whole minutes that `sbatch --time` would store for `seconds`: rounded up, as
 /// Slurm's `time_str2mins` does, and never 0 (which Slurm reads as no limit).
+///
+/// Zero, negative and NaN inputs give 1 minute. Inputs beyond what Slurm can
+/// represent (including +infinity) are clamped to [`SBATCH_MAX_MINUTES`], so the
+/// emitted value is always one that `parse_time` (and Slurm) reads back exactly.
 pub fn sbatch_minutes(seconds: f64) -> u64 {
-    if !seconds.is_finite() || seconds <= 0.0 {
+    if seconds.is_nan() || seconds <= 0.0 {
         return 1;
     }
     let minutes = (seconds / 60.0).ceil();
-    if minutes >= u64::MAX as f64 {
-        u64::MAX / 60
+    if minutes >= SBATCH_MAX_MINUTES as f64 {
+        SBATCH_MAX_MINUTES
     } else {
         (minutes as u64).max(1)
     }
