@@ -134,6 +134,14 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             "no partition is in play; check --partitions and --partition-family/--partition-regex".into(),
         ));
     }
+    // Slurm counts --time in whole minutes, at least one: a cap under a minute
+    // holds no task, nor any checkpoint segment.
+    if caps.iter().all(|c| c.limit_s < 60.0) {
+        return Err(Error::Refused(format!(
+            "no partition in play allows a task of one minute ({}); Slurm counts --time in whole minutes. Check --partitions and --partition-family/--partition-regex",
+            selection.description
+        )));
+    }
     let mut strata = Vec::with_capacity(model.strata.len());
     for stratum in &model.strata {
         let size = options

@@ -90,14 +90,19 @@ pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
     sorted.sort_by(|a, b| a.limit_s.total_cmp(&b.limit_s));
     let largest_cap_s = sorted.last().map(|c| c.limit_s).unwrap_or(f64::INFINITY);
 
-    // 1. The largest cap in [floor, upper): round down into it.
+    // 1. The largest cap in [floor, upper): round down into it. Among caps
+    // of the same whole minutes, the first in order (as rule 2 picks), so the
+    // partition does not depend on which rule reached that time.
     let rounded = sorted.iter().rev().find_map(|cap| {
         let minutes = cap_minutes(cap)?;
         let usable_s = (minutes * 60) as f64;
-        (minutes >= floor_minutes && usable_s >= floor_s && usable_s < upper_s)
-            .then_some((minutes, *cap))
+        (minutes >= floor_minutes && usable_s >= floor_s && usable_s < upper_s).then_some(minutes)
     });
-    if let Some((minutes, cap)) = rounded {
+    if let Some(minutes) = rounded {
+        let cap = sorted
+            .iter()
+            .find(|c| cap_minutes(c) == Some(minutes))
+            .expect("the cap that gave these minutes");
         return Decision {
             minutes,
             partition: Some(cap.partition.clone()),

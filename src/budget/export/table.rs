@@ -85,8 +85,11 @@ impl Exporter for TableExporter {
         }
         let _ = writeln!(
             out,
-            "task-hours: {:.1} requested for {:.1} predicted ({} tasks)",
-            summary.requested_hours, summary.predicted_hours, summary.tasks
+            "task-hours: {:.1} requested for {:.1} predicted ({} task{})",
+            summary.requested_hours,
+            summary.predicted_hours,
+            summary.tasks,
+            if summary.tasks == 1 { "" } else { "s" }
         );
         for note in &budget.notes {
             let _ = writeln!(out, "note: {note}");

@@ -1,0 +1,662 @@
+//! `calib budget` end to end: the built binary, its exit statuses and messages.
+//!
+//! Most tests here exercise error paths and partition handling that need no
+//! fitted model: the partition list is read and narrowed before the model is
+//! loaded, so a user who pasted a bad `sinfo` sees that first.
+//!
+//! MODEL-DEPENDENT tests (marked `MODEL-DEPENDENT` below) need a model file
+//! that deserializes. They build it with [`model_json`], the only place that
+//! knows the shape of the `curve` field (today the fit placeholder's
+//! `CurveState { rate_s, startup_s, slowest_rate_s }`, a constant per-unit
+//! rate). When the fit is replaced, adapt `model_json` so that a stratum
+//! costs about `rate_s` seconds per unit, and these tests should hold as they
+//! are: they check statuses, exit codes and contract fields, not the fit's
+//! numbers, except where a comment says what the numbers rest on.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_calib");
+const ADVICE: &str = "sinfo -h -o '%P %l'";
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/slurm")
+        .join(name)
+}
+
+/// `calib budget ARGS` in `dir`, with no cluster taken from the environment.
+fn budget(dir: &Path, args: &[&str]) -> Output {
+    budget_with_stdin(dir, args, "")
+}
+
+fn budget_with_stdin(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .arg("budget")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_CLUSTER_NAME")
+        .env_remove("CC_CLUSTER")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the calib binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[track_caller]
+fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
+#[track_caller]
+fn assert_mentions(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "`{needle}` not in:\n{text}");
+    }
+}
+
+/// A model file with one stratum per `(stratum, rate_s)`, measured on `cluster`
+/// when given. MODEL-DEPENDENT: the `curve` field below is the fit
+/// placeholder's shape (constant rate, `upper = 1.2 x floor`); adapt it here
+/// when the fit is replaced.
+fn model_json(strata: &[(&str, f64)], cluster: Option<&str>) -> String {
+    let clusters: Vec<&str> = cluster.into_iter().collect();
+    let strata: Vec<Value> = strata
+        .iter()
+        .map(|(stratum, rate_s)| {
+            serde_json::json!({
+                "stratum": stratum,
+                "runs": 3,
+                "units_probed": 30,
+                "model": "constant",
+                "params": {},
+                "fingerprint": {"clusters": clusters, "cpu_models": []},
+                "warnings": [],
+                "curve": {"rate_s": rate_s, "startup_s": 0.0, "slowest_rate_s": rate_s},
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "calib_version": "0.1.0",
+        "created_at": "2026-11-29T00:00:00Z",
+        "strata": strata,
+    })
+    .to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+const LAB: &str = "lab-sinfo-P-l.txt";
+
+fn at(name: &str) -> String {
+    format!("@{}", sample(name).display())
+}
+
+// ---------------------------------------------------------------------------
+// Help.
+
+#[test]
+fn help_states_the_rule_and_an_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["budget", "--help"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let text = stdout(&out);
+    assert_mentions(
+        &text,
+        &[
+            "rounded_down",
+            "over_cap",
+            "exit 3",
+            "measured cost",
+            "upper",
+            "bound",
+            "Examples:",
+            "calib budget --model calib-model.json --units 100 --partitions",
+            ADVICE,
+            "--partition-family",
+            "--confidence",
+        ],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Partition lists (no model needed: read before the model).
+
+#[test]
+fn a_limit_cut_by_sinfo_past_100_days_is_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--units",
+            "10",
+            "--partitions",
+            "cpubase_bycore_b1* 3:00:00\npreempt 122-00:00:",
+        ],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(
+        &stderr(&out),
+        &["122-00:00:", "preempt", "line 2", "--partitions", ADVICE],
+    );
+    assert!(stdout(&out).is_empty(), "no budget on stdout");
+}
+
+#[test]
+fn a_bare_cut_limit_is_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(dir.path(), &["--units", "10", "--partitions", "122-00:00:"]);
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["122-00:00:", ADVICE]);
+}
+
+#[test]
+fn a_missing_partitions_file_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &["--units", "10", "--partitions", "@no-such-sinfo.txt"],
+    );
+    // Exit 1 today (an I/O error); 2 would also be defensible. Not success,
+    // and not the over_cap status.
+    let code = out.status.code();
+    assert!(code == Some(1) || code == Some(2), "exit {code:?}");
+    assert_mentions(&stderr(&out), &["no-such-sinfo.txt", "--partitions"]);
+}
+
+#[test]
+fn an_unknown_family_is_refused_listing_the_families() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--units",
+            "10",
+            "--partitions",
+            &at("sinfo-narval.txt"),
+            "--partition-family",
+            "nosuch",
+        ],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(
+        &stderr(&out),
+        &[
+            "nosuch",
+            "cpubase_bycore (5 buckets)",
+            "cpubase_bynode (5 buckets)",
+            "gpubase_bygpu (5 buckets)",
+            "cpubase_interac",
+            "gpubackfill",
+        ],
+    );
+}
+
+#[test]
+fn a_bucket_name_given_as_family_is_pointed_to_its_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--units",
+            "10",
+            "--partitions",
+            &at(LAB),
+            "--partition-family",
+            "cpubase_bycore_b2",
+        ],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(
+        &stderr(&out),
+        &["cpubase_bycore_b2", "family `cpubase_bycore`"],
+    );
+}
+
+#[test]
+fn a_regex_matching_nothing_or_not_a_regex_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--units",
+            "10",
+            "--partitions",
+            &at("sinfo-killarney-summarize.txt"),
+            "--partition-regex",
+            "a100",
+        ],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(
+        &stderr(&out),
+        &[
+            "a100",
+            "gpubase_h100 (5 buckets)",
+            "gpubase_l40s (5 buckets)",
+        ],
+    );
+
+    let out = budget(
+        dir.path(),
+        &[
+            "--units",
+            "10",
+            "--partitions",
+            &at(LAB),
+            "--partition-regex",
+            "(b1",
+        ],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["--partition-regex", "regular expression"]);
+}
+
+#[test]
+fn family_and_regex_together_are_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--units",
+            "10",
+            "--partitions",
+            &at(LAB),
+            "--partition-family",
+            "cpubase_bycore",
+            "--partition-regex",
+            "b1",
+        ],
+    );
+    assert_exit(&out, 2);
+}
+
+#[test]
+fn an_empty_or_unreadable_partition_list_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(dir.path(), &["--units", "10", "--partitions", ""]);
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["no partitions found", ADVICE]);
+
+    // `sinfo -N`-like table without TIMELIMIT, from standard input.
+    let out = budget_with_stdin(
+        dir.path(),
+        &["--units", "10", "--partitions", "-"],
+        "NODELIST NODES PARTITION STATE\nnode1 1 short* idle\n",
+    );
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["<stdin>", "TIMELIMIT", ADVICE]);
+}
+
+#[test]
+fn partitions_are_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(dir.path(), &["--units", "10"]);
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["--partitions"]);
+}
+
+// ---------------------------------------------------------------------------
+// Options clap refuses (no model needed).
+
+#[test]
+fn bad_numbers_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        ["--units", "0"],
+        ["--units", "ten"],
+        ["--confidence", "high"],
+        ["--tasks", "0"],
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--partitions", "cpubase_bycore_b1* 3:00:00"]);
+        let out = budget(dir.path(), &all);
+        assert_exit(&out, 2);
+        assert_mentions(&stderr(&out), &[args[0], args[1]]);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Model files.
+
+#[test]
+fn no_model_anywhere_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(dir.path(), &["--units", "10", "--partitions", &at(LAB)]);
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["--model", "calib fit"]);
+}
+
+#[test]
+fn a_malformed_model_file_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("cut.json", "{\"calib_version\": \"0.1.0\", \"strata\": ["),
+        ("empty-object.json", "{}"),
+        ("timings.json", "run,stratum,unit,elapsed_s\nr1,a=1,1,0.5\n"),
+    ] {
+        let path = write(dir.path(), name, text);
+        let out = budget(
+            dir.path(),
+            &["--model", &path, "--units", "10", "--partitions", &at(LAB)],
+        );
+        assert_exit(&out, 2);
+        assert_mentions(&stderr(&out), &[name, "not a calib model file"]);
+        assert!(stdout(&out).is_empty());
+    }
+}
+
+#[test]
+fn a_missing_model_file_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            "absent-model.json",
+            "--units",
+            "10",
+            "--partitions",
+            &at(LAB),
+        ],
+    );
+    let code = out.status.code();
+    assert!(code == Some(1) || code == Some(2), "exit {code:?}");
+    assert_mentions(&stderr(&out), &["absent-model.json"]);
+}
+
+// MODEL-DEPENDENT (model_json): the refusal does not depend on the numbers.
+#[test]
+fn a_stratum_without_units_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=A", 60.0), ("dataset=B", 60.0)], None),
+    );
+    let out = budget(dir.path(), &["--model", &model, "--partitions", &at(LAB)]);
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["dataset=A", "--units", "--grid"]);
+
+    // A grid that sizes only B still leaves A without units.
+    let grid = write(dir.path(), "grid.csv", "stratum,units\ndataset=B,10\n");
+    let out = budget(
+        dir.path(),
+        &["--model", &model, "--grid", &grid, "--partitions", &at(LAB)],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["dataset=A", "--units"]);
+}
+
+// MODEL-DEPENDENT (model_json): the refusal does not depend on the numbers.
+#[test]
+fn a_confidence_outside_zero_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=A", 60.0)], None),
+    );
+    for value in ["0", "1", "1.5", "-0.5", "NaN", "inf"] {
+        let flag = format!("--confidence={value}");
+        let out = budget(
+            dir.path(),
+            &[
+                "--model",
+                &model,
+                "--units",
+                "10",
+                &flag,
+                "--partitions",
+                &at(LAB),
+            ],
+        );
+        assert_exit(&out, 2);
+        assert_mentions(&stderr(&out), &["--confidence", "(0, 1)"]);
+    }
+}
+
+// MODEL-DEPENDENT (model_json): only the partition list matters.
+#[test]
+fn partitions_under_one_minute_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=A", 1.0)], None),
+    );
+    for list in ["tiny 0:30", "zero 0", "tiny 0:30\nzero 0:00"] {
+        let out = budget(
+            dir.path(),
+            &["--model", &model, "--units", "10", "--partitions", list],
+        );
+        assert_exit(&out, 2);
+        assert_mentions(&stderr(&out), &["one minute", "whole minutes"]);
+    }
+}
+
+// MODEL-DEPENDENT (model_json): a stratum measured on another cluster.
+#[test]
+fn a_cluster_line_in_the_partition_list_sets_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=A", 60.0)], Some("narval")),
+    );
+    let list = "CLUSTER: killarney\ngpubase_l40s_b1 3:00:00\ngpubase_l40s_b2 12:00:00\n";
+    let out = budget(
+        dir.path(),
+        &["--model", &model, "--units", "10", "--partitions", list],
+    );
+    assert_exit(&out, 2);
+    assert_mentions(&stderr(&out), &["narval", "killarney", "--allow-transfer"]);
+
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            &model,
+            "--units",
+            "10",
+            "--partitions",
+            list,
+            "--allow-transfer",
+            "--format",
+            "json",
+        ],
+    );
+    assert_exit(&out, 0);
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["estimate"], Value::Bool(true));
+    assert_eq!(doc["target_cluster"], "killarney");
+}
+
+// MODEL-DEPENDENT (model_json, and a cost of about `rate_s` per unit): two
+// strata, one of about 1 h 40 min (100 units x 60 s), one of about 48 h
+// (2880 units x 60 s), budgeted where the buckets stop at b3 (24 h), as in
+// seed case 6. The slow one is over_cap: exit 3, and the fast one keeps its
+// own short bucket.
+#[test]
+fn seed_case_6_end_to_end_over_cap_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=fast", 60.0), ("dataset=slow", 60.0)], None),
+    );
+    let grid = write(
+        dir.path(),
+        "grid.csv",
+        "stratum,units,tasks\ndataset=fast,100,3\ndataset=slow,2880,2\n",
+    );
+    let list =
+        "cpubase_bycore_b1* 3:00:00\ncpubase_bycore_b2 12:00:00\ncpubase_bycore_b3 1-00:00:00\n";
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            &model,
+            "--grid",
+            &grid,
+            "--partitions",
+            list,
+            "--format",
+            "json",
+        ],
+    );
+    assert_exit(&out, 3);
+    assert_mentions(&stderr(&out), &["dataset=slow"]);
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let strata = doc["strata"].as_array().unwrap();
+    assert_eq!(strata.len(), 2);
+    let by_name = |name: &str| {
+        strata
+            .iter()
+            .find(|s| s["stratum"] == name)
+            .unwrap_or_else(|| panic!("no stratum {name} in {doc}"))
+    };
+    let slow = by_name("dataset=slow");
+    assert_eq!(slow["status"], "over_cap");
+    assert_eq!(slow["partition"], Value::Null);
+    assert!(slow["floor_s"].as_f64().unwrap() >= 48.0 * 3600.0 - 1.0);
+    assert!(slow["time_s"].as_f64().unwrap() >= slow["floor_s"].as_f64().unwrap());
+    // At least 2 segments of at most 24 h; the notes say how many.
+    let segments = slow["segments"].as_u64().unwrap();
+    assert!(segments >= 2, "{slow}");
+    let notes = slow["notes"].to_string();
+    assert_mentions(&notes, &[&format!("{segments} segments"), "1-00:00:00"]);
+
+    let fast = by_name("dataset=fast");
+    assert_ne!(fast["status"], "over_cap");
+    assert_eq!(fast["partition"], "cpubase_bycore_b1", "{fast}");
+    assert_eq!(fast["tasks"], 3);
+
+    // The same budget as sbatch lines: the slow stratum's lines are commented
+    // out, the fast one's is live.
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            &model,
+            "--grid",
+            &grid,
+            "--partitions",
+            list,
+            "--format",
+            "sbatch",
+        ],
+    );
+    assert_exit(&out, 3);
+    let text = stdout(&out);
+    let live: Vec<&str> = text.lines().filter(|l| l.starts_with("sbatch ")).collect();
+    assert_eq!(live.len(), 1, "{text}");
+    assert_mentions(live[0], &["--array=0-2", "dataset=fast"]);
+    assert!(text.contains("# sbatch --array=0-1"), "{text}");
+}
+
+// MODEL-DEPENDENT (model_json, and a cost of about `rate_s` per unit): the
+// JSON contract of design.md on a budget that fits.
+#[test]
+fn json_output_holds_the_contract_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=Y", 60.0)], None),
+    );
+    // 100 units x 60 s: about 1 h 40 min on the lab cluster.
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            &model,
+            "--units",
+            "100",
+            "--partitions",
+            &at(LAB),
+            "--format",
+            "json",
+        ],
+    );
+    assert_exit(&out, 0);
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["units"], 100);
+    assert_eq!(doc["confidence"], 0.99);
+    let s = &doc["strata"][0];
+    for field in [
+        "stratum",
+        "units",
+        "predicted_s",
+        "floor_s",
+        "upper_s",
+        "time",
+        "time_s",
+        "partition",
+        "status",
+        "notes",
+    ] {
+        assert!(s.get(field).is_some(), "no `{field}` in {s}");
+    }
+    assert_eq!(s["stratum"], "dataset=Y");
+    assert_eq!(s["units"], 100);
+    let status = s["status"].as_str().unwrap();
+    assert!(status == "ok" || status == "rounded_down", "{s}");
+    let time_s = s["time_s"].as_u64().unwrap();
+    assert!(time_s as f64 >= s["floor_s"].as_f64().unwrap());
+    assert!(time_s >= 60 && time_s.is_multiple_of(60));
+    // `time` is `time_s` in a form Slurm parses.
+    let time = s["time"].as_str().unwrap();
+    assert_eq!(
+        calib::slurm::time::parse_time(time).unwrap().seconds(),
+        Some(time_s)
+    );
+    // A partition of the default family (the lab's cpubase_bycore, b1..b5),
+    // whose cap holds the time.
+    let partition = s["partition"].as_str().unwrap();
+    let caps = [
+        ("cpubase_bycore_b1", 3 * 3600),
+        ("cpubase_bycore_b2", 12 * 3600),
+        ("cpubase_bycore_b3", 24 * 3600),
+        ("cpubase_bycore_b4", 3 * 86_400),
+        ("cpubase_bycore_b5", 7 * 86_400),
+    ];
+    let cap = caps
+        .iter()
+        .find(|(name, _)| *name == partition)
+        .unwrap_or_else(|| panic!("{partition} is not of the default family"));
+    assert!(time_s <= cap.1);
+}
