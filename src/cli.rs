@@ -38,14 +38,17 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the real command briefly and record every unit as it finishes.
-    Probe(commands::probe::ProbeArgs),
+    Probe(Box<commands::probe::ProbeArgs>),
     /// Fit per-stratum cost models to timings files.
-    Fit(commands::fit::FitArgs),
+    Fit(Box<commands::fit::FitArgs>),
     /// Turn a model into one --time per stratum, rounded into partition buckets.
-    Budget(commands::budget::BudgetArgs),
+    Budget(Box<commands::budget::BudgetArgs>),
     /// Read sacct afterwards: what each task really used of its budget.
-    Audit(commands::audit::AuditArgs),
+    Audit(Box<commands::audit::AuditArgs>),
 }
+
+// The arguments are boxed: they differ a lot in size, and clippy would rather
+// not move a large enum around for a value parsed once.
 
 /// Runs the chosen subcommand; returns the process exit status.
 pub fn run(cli: Cli) -> Result<i32> {

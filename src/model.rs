@@ -74,8 +74,13 @@ impl StratumModel {
 
 impl ModelFile {
     pub fn load(path: &Path) -> Result<ModelFile> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::input(
+                Origin::file(path),
+                None,
+                format!("cannot read the model file: {e}"),
+            )
+        })?;
         serde_json::from_str(&text).map_err(|e| {
             Error::input(
                 Origin::file(path),

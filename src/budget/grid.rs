@@ -34,16 +34,30 @@ impl Grid {
             .from_reader(text.as_bytes());
         let header = reader
             .headers()
-            .map_err(|e| Error::input(origin.clone(), Some(1), format!("cannot read the header: {e}")))?
+            .map_err(|e| {
+                Error::input(
+                    origin.clone(),
+                    Some(1),
+                    format!("cannot read the header: {e}"),
+                )
+            })?
             .clone();
         let column = |name: &str| header.iter().position(|h| h.trim() == name);
         let stratum_col = column("stratum").ok_or_else(|| {
-            Error::input(origin.clone(), Some(1), "expected a header with a `stratum` column and `units` and/or `tasks`")
+            Error::input(
+                origin.clone(),
+                Some(1),
+                "expected a header with a `stratum` column and `units` and/or `tasks`",
+            )
         })?;
         let units_col = column("units");
         let tasks_col = column("tasks");
         if units_col.is_none() && tasks_col.is_none() {
-            return Err(Error::input(origin.clone(), Some(1), "expected a `units` or `tasks` column beside `stratum`"));
+            return Err(Error::input(
+                origin.clone(),
+                Some(1),
+                "expected a `units` or `tasks` column beside `stratum`",
+            ));
         }
         let mut grid = Grid {
             sizes: BTreeMap::new(),
@@ -64,7 +78,9 @@ impl Grid {
                     None | Some("") => Ok(None),
                     Some(text) => match text.parse::<u64>() {
                         Ok(n) if n >= 1 => Ok(Some(n)),
-                        _ => Err(bad(format!("`{name}` is `{text}`; expected a whole number, 1 or more"))),
+                        _ => Err(bad(format!(
+                            "`{name}` is `{text}`; expected a whole number, 1 or more"
+                        ))),
                     },
                 }
             };

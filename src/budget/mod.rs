@@ -106,7 +106,8 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
     }
     if model.strata.is_empty() {
         return Err(Error::Refused(
-            "the model has no strata; fit some timings first (calib fit DIR -o calib-model.json)".into(),
+            "the model has no strata; fit some timings first (calib fit DIR -o calib-model.json)"
+                .into(),
         ));
     }
     if let Some(grid) = &options.grid {
@@ -131,7 +132,8 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         .collect();
     if caps.is_empty() {
         return Err(Error::Refused(
-            "no partition is in play; check --partitions and --partition-family/--partition-regex".into(),
+            "no partition is in play; check --partitions and --partition-family/--partition-regex"
+                .into(),
         ));
     }
     // Slurm counts --time in whole minutes, at least one: a cap under a minute
@@ -149,7 +151,10 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             .as_ref()
             .and_then(|g| g.sizes.get(&stratum.stratum))
             .copied()
-            .unwrap_or(CellSize { units: None, tasks: None });
+            .unwrap_or(CellSize {
+                units: None,
+                tasks: None,
+            });
         let units = size.units.or(options.units).ok_or_else(|| {
             Error::Refused(format!(
                 "how many units should a run of stratum `{}` do? Give --units N, or a --grid row for it",
@@ -157,7 +162,14 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             ))
         })?;
         let tasks = size.tasks.unwrap_or(options.tasks);
-        strata.push(budget_stratum(stratum, units, tasks, options.confidence, &caps, &provenance));
+        strata.push(budget_stratum(
+            stratum,
+            units,
+            tasks,
+            options.confidence,
+            &caps,
+            &provenance,
+        )?);
     }
     let mut notes = Vec::new();
     match &provenance {
@@ -186,8 +198,15 @@ fn budget_stratum(
     confidence: f64,
     caps: &[Cap],
     provenance: &Provenance,
-) -> StratumBudget {
+) -> Result<StratumBudget> {
     let projection = stratum.project(units, confidence);
+    let sane = |x: f64| x.is_finite() && x >= 0.0;
+    if !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s)) {
+        return Err(Error::Failed(format!(
+            "the model of stratum {} gives no usable projection for {units} units (predicted {}, measured {}, upper {}); refit it with `calib fit`",
+            stratum.stratum, projection.predicted_s, projection.floor_s, projection.upper_s
+        )));
+    }
     let decision = rule::decide(projection.floor_s, projection.upper_s, caps);
     let basis = basis_of(stratum, confidence);
     let mut notes = Vec::new();
@@ -223,13 +242,16 @@ fn budget_stratum(
         Status::Ok => {}
     }
     if stratum.runs <= 1 {
-        notes.push("one run probed: run-to-run spread is assumed, not measured; probe a second seed".into());
+        notes.push(
+            "one run probed: run-to-run spread is assumed, not measured; probe a second seed"
+                .into(),
+        );
     }
     if provenance.is_estimate() {
         notes.push("ESTIMATE: measured on another machine".into());
     }
     notes.extend(projection.notes.iter().cloned());
-    StratumBudget {
+    Ok(StratumBudget {
         stratum: stratum.stratum.clone(),
         units,
         tasks,
@@ -237,12 +259,14 @@ fn budget_stratum(
         decision,
         basis,
         notes,
-    }
+    })
 }
 
 fn basis_of(stratum: &StratumModel, confidence: f64) -> Basis {
     let probe_units = if stratum.runs > 0 {
-        (stratum.units_probed as f64 / stratum.runs as f64).round().max(1.0) as u64
+        (stratum.units_probed as f64 / stratum.runs as f64)
+            .round()
+            .max(1.0) as u64
     } else {
         1
     };

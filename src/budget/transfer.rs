@@ -73,7 +73,11 @@ fn join(items: &[String]) -> String {
 
 /// Checks every stratum against the target. Refuses (exit 2) on a mismatch
 /// unless `allow_transfer`, which turns it into an estimate.
-pub fn check(strata: &[&StratumModel], target: &Target, allow_transfer: bool) -> Result<Provenance> {
+pub fn check(
+    strata: &[&StratumModel],
+    target: &Target,
+    allow_transfer: bool,
+) -> Result<Provenance> {
     if target.cluster.is_none() && target.cpu_model.is_none() {
         return Ok(Provenance::Unchecked);
     }

@@ -119,8 +119,14 @@ pub fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
         return Ok((text, Origin::Stdin));
     }
     if let Some(path) = value.strip_prefix('@') {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io(format!("cannot read {path} (from {flag})"), e))?;
+        // A path the user typed that cannot be read is bad input (exit 2).
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::input(
+                Origin::file(path),
+                None,
+                format!("cannot read the file given to {flag}: {e}"),
+            )
+        })?;
         return Ok((text, Origin::file(path)));
     }
     Ok((value.to_string(), Origin::Argument(flag.to_string())))
@@ -145,7 +151,8 @@ fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
         .unwrap_or_else(|| PathBuf::from("calib-model.json"));
     if args.model.is_none() && !path.exists() {
         return Err(Error::Refused(
-            "no model: give --model FILE (from `calib fit -o`) or timings paths to fit on the fly".into(),
+            "no model: give --model FILE (from `calib fit -o`) or timings paths to fit on the fly"
+                .into(),
         ));
     }
     ModelFile::load(&path)
@@ -156,7 +163,10 @@ fn target(args: &BudgetArgs, listed_cluster: Option<&str>) -> Target {
     let (cluster, source) = if let Some(c) = &args.cluster {
         (Some(c.clone()), Some("--cluster".to_string()))
     } else if let Some(c) = listed_cluster {
-        (Some(c.to_string()), Some("the CLUSTER: line of the partition list".to_string()))
+        (
+            Some(c.to_string()),
+            Some("the CLUSTER: line of the partition list".to_string()),
+        )
     } else if let Some(c) = env("SLURM_CLUSTER_NAME") {
         (Some(c), Some("$SLURM_CLUSTER_NAME".to_string()))
     } else if let Some(c) = env("CC_CLUSTER") {
@@ -174,14 +184,17 @@ fn target(args: &BudgetArgs, listed_cluster: Option<&str>) -> Target {
 pub fn run(args: &BudgetArgs) -> Result<i32> {
     let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
     let partitions = parse_partitions(&text, &origin)?;
-    for note in &partitions.notes {
-        eprintln!("calib: note: {note}");
-    }
     let selector = match (&args.partition_family, &args.partition_regex) {
         (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
-        (None, Some(pattern)) => Some(PartitionSelector::Regex(regex::Regex::new(pattern).map_err(
-            |e| Error::input(Origin::Argument("--partition-regex".into()), None, format!("not a regular expression: {e}")),
-        )?)),
+        (None, Some(pattern)) => Some(PartitionSelector::Regex(
+            regex::Regex::new(pattern).map_err(|e| {
+                Error::input(
+                    Origin::Argument("--partition-regex".into()),
+                    None,
+                    format!("not a regular expression: {e}"),
+                )
+            })?,
+        )),
         (None, None) => None,
     };
     let selection = partitions.select(selector.as_ref())?;

@@ -843,7 +843,7 @@ impl PartitionList {
         }
         (
             self.partitions.clone(),
-            "all partitions (no default partition is marked and no name has a _b<N> bucket suffix)"
+            "all partitions, since no default partition is marked and no name has a _b<N> bucket suffix (they may serve different hardware: choose with --partition-family or --partition-regex)"
                 .to_string(),
         )
     }

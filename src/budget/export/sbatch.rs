@@ -68,7 +68,11 @@ fn record(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> String
         human_duration(s.projection.floor_s),
         human_duration(s.projection.upper_s),
         budget.confidence * 100.0,
-        if budget.provenance.is_estimate() { " (ESTIMATE: measured on another machine)" } else { "" }
+        if budget.provenance.is_estimate() {
+            " (ESTIMATE: measured on another machine)"
+        } else {
+            ""
+        }
     );
     text
 }

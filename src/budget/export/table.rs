@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::{ExportContext, Exporter};
 use crate::budget::summary::summarize;
-use crate::budget::Budget;
+use crate::budget::{Budget, Status, StratumBudget};
 use crate::slurm::time::{format_minutes, human_duration};
 
 pub struct TableExporter;
@@ -13,7 +13,12 @@ pub struct TableExporter;
 fn pad_table(rows: &[Vec<String>]) -> String {
     let columns = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
-        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |v| v.chars().count())).max().unwrap_or(0))
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for row in rows {
@@ -25,6 +30,18 @@ fn pad_table(rows: &[Vec<String>]) -> String {
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
     }
     out
+}
+
+/// The `--time` column: for an over-cap stratum, the segments it needs rather
+/// than an unsubmittable single time.
+fn time_cell(s: &StratumBudget) -> String {
+    match (s.decision.status, s.decision.segments) {
+        (Status::OverCap, Some(n)) if s.decision.largest_cap_s.is_finite() => format!(
+            "{n} x {}",
+            format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
+        ),
+        _ => s.time(),
+    }
 }
 
 impl Exporter for TableExporter {
@@ -48,7 +65,7 @@ impl Exporter for TableExporter {
                 human_duration(s.projection.predicted_s),
                 human_duration(s.projection.floor_s),
                 human_duration(s.projection.upper_s),
-                s.time(),
+                time_cell(s),
                 s.decision.partition.clone().unwrap_or_else(|| "-".into()),
                 s.decision.status.as_str().to_string(),
             ]);
@@ -81,7 +98,11 @@ impl Exporter for TableExporter {
             .collect();
         let _ = writeln!(out, "buckets: {}", buckets.join("; "));
         if let Some((stratum, time_s)) = &summary.longest {
-            let _ = writeln!(out, "longest task: {} ({stratum})", format_minutes(time_s / 60));
+            let _ = writeln!(
+                out,
+                "longest task: {} ({stratum})",
+                format_minutes(time_s / 60)
+            );
         }
         let _ = writeln!(
             out,
