@@ -11,7 +11,10 @@ use crate::probe::progress::ProgressMode;
 use crate::probe::{gate, plan, probe, ProbeConfig};
 use crate::stratum::Stratum;
 
-const LONG_ABOUT: &str = "\
+/// Shown after the options by `calib probe --help` (the one-line summary comes
+/// from the subcommand's entry in `cli.rs`).
+const AFTER_LONG_HELP: &str = "\
+How it works:
 Run the real command briefly, on the node that will run the campaign, and record one \
 row per finished unit in this task's own timings file (the input of `calib fit`).
 
@@ -23,9 +26,8 @@ the host and the pid, and created exclusively: 64 array tasks write 64 files.
 
 On a login node (Slurm commands present, no SLURM_JOB_ID) calib refuses and shows the \
 salloc line to use instead. calib exits with CMD's status (128+signal if it was killed), \
-or 0 when it stopped CMD itself after --units.";
+or 0 when it stopped CMD itself after --units.
 
-const EXAMPLES: &str = "\
 Examples:
   # 5 epochs of the real training run, in an interactive allocation:
   calib probe --stratum dataset=Y,model=7B --units 5 -- python train.py --data Y
@@ -49,7 +51,7 @@ Then: calib fit calib-timings/ -o calib-model.json";
 
 /// Arguments of `calib probe`.
 #[derive(Debug, clap::Args)]
-#[command(long_about = LONG_ABOUT, after_long_help = EXAMPLES, after_help = "See --help for examples.")]
+#[command(after_long_help = AFTER_LONG_HELP, after_help = "See --help for how it works and examples.")]
 pub struct ProbeArgs {
     /// The stratum this run belongs to, as key=value labels: the axes along which
     /// cost varies (dataset, model size, problem size). Repeatable; labels are

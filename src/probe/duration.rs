@@ -67,7 +67,11 @@ pub fn human(d: Duration) -> String {
     } else if s < 3600.0 {
         format!("{}m{:02}s", (s / 60.0) as u64, (s % 60.0) as u64)
     } else {
-        format!("{}h{:02}m", (s / 3600.0) as u64, ((s % 3600.0) / 60.0) as u64)
+        format!(
+            "{}h{:02}m",
+            (s / 3600.0) as u64,
+            ((s % 3600.0) / 60.0) as u64
+        )
     }
 }
 
@@ -87,7 +91,11 @@ mod tests {
         assert_eq!(secs("10m"), Some(600.0));
         assert_eq!(secs("1.5h"), Some(5400.0));
         assert_eq!(secs("2d"), Some(172800.0));
-        assert_eq!(secs("30"), Some(1800.0), "a bare number is minutes, as in sbatch");
+        assert_eq!(
+            secs("30"),
+            Some(1800.0),
+            "a bare number is minutes, as in sbatch"
+        );
         assert_eq!(secs("1:30:00"), Some(5400.0));
         assert_eq!(secs("1-00:00:00"), Some(86400.0));
         assert_eq!(secs("UNLIMITED"), None);

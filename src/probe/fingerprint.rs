@@ -154,7 +154,10 @@ fn gpus_with(program: &str, timeout: Duration) -> String {
         Err(_) => {
             let _ = child.kill();
             let _ = child.wait();
-            format!("unknown (nvidia-smi -L gave no answer in {}s)", timeout.as_secs())
+            format!(
+                "unknown (nvidia-smi -L gave no answer in {}s)",
+                timeout.as_secs()
+            )
         }
     }
 }
@@ -207,19 +210,28 @@ mod tests {
         let listing = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n\
                        GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-2)\n\
                        GPU 2: Tesla V100 (UUID: GPU-3)\n";
-        assert_eq!(gpus_from(listing), "2x NVIDIA A100-SXM4-40GB; 1x Tesla V100");
+        assert_eq!(
+            gpus_from(listing),
+            "2x NVIDIA A100-SXM4-40GB; 1x Tesla V100"
+        );
         assert_eq!(gpus_from("No devices were found\n"), "none");
     }
 
     #[test]
     fn absent_nvidia_smi_means_none() {
-        assert_eq!(gpus_with("/nonexistent/nvidia-smi", Duration::from_secs(1)), "none");
+        assert_eq!(
+            gpus_with("/nonexistent/nvidia-smi", Duration::from_secs(1)),
+            "none"
+        );
     }
 
     #[test]
     fn cpu_model_line() {
         let info = "processor\t: 0\nmodel name\t: AMD EPYC  7532 32-Core Processor\n";
-        assert_eq!(cpu_model_from(info).as_deref(), Some("AMD EPYC 7532 32-Core Processor"));
+        assert_eq!(
+            cpu_model_from(info).as_deref(),
+            Some("AMD EPYC 7532 32-Core Processor")
+        );
         assert_eq!(cpu_model_from("flags: x\n"), None);
     }
 

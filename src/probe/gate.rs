@@ -75,8 +75,7 @@ pub fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
         .map(|w| {
             let w = w.as_ref();
             if !w.is_empty()
-                && w
-                    .chars()
+                && w.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))
             {
                 w.to_string()

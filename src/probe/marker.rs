@@ -45,10 +45,13 @@ pub struct UnitMatcher {
 impl UnitMatcher {
     /// Compiles `pattern`; errors name `--unit-regex` and say what is wrong.
     pub fn new(pattern: &str) -> Result<UnitMatcher> {
-        let bad = |message: String| Error::input(Origin::Argument("--unit-regex".into()), None, message);
-        let line_re = RegexBuilder::new(pattern)
-            .build()
-            .map_err(|e| bad(format!("`{pattern}` is not a valid regular expression: {e}")))?;
+        let bad =
+            |message: String| Error::input(Origin::Argument("--unit-regex".into()), None, message);
+        let line_re = RegexBuilder::new(pattern).build().map_err(|e| {
+            bad(format!(
+                "`{pattern}` is not a valid regular expression: {e}"
+            ))
+        })?;
         if line_re.is_match(b"") {
             return Err(bad(format!(
                 "`{pattern}` matches an empty line, so every line would count as a unit; \
@@ -187,7 +190,8 @@ impl LineScanner {
         if bytes.len() > room {
             self.overflowed = true;
         }
-        self.partial.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.partial
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 }
 
@@ -201,9 +205,13 @@ mod tests {
         let mut scanner = LineScanner::new();
         let mut out = Vec::new();
         for chunk in chunks {
-            scanner.scan(&matcher, chunk, |l| out.push(String::from_utf8_lossy(l).into_owned()));
+            scanner.scan(&matcher, chunk, |l| {
+                out.push(String::from_utf8_lossy(l).into_owned())
+            });
         }
-        scanner.finish(&matcher, |l| out.push(String::from_utf8_lossy(l).into_owned()));
+        scanner.finish(&matcher, |l| {
+            out.push(String::from_utf8_lossy(l).into_owned())
+        });
         out
     }
 

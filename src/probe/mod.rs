@@ -120,7 +120,8 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
             .units
             .map_or("until it exits".to_string(), |k| format!("for {k} units"));
         let regex = if config.matcher.pattern() == marker::DEFAULT_UNIT_REGEX {
-            "the default unit regex (generation|epoch|step|iteration|iter N, CALIB_UNIT)".to_string()
+            "the default unit regex (generation|epoch|step|iteration|iter N, CALIB_UNIT)"
+                .to_string()
         } else {
             format!("/{}/", config.matcher.pattern())
         };
@@ -136,9 +137,10 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         fingerprint.cpus.as_deref().unwrap_or("?"),
         fingerprint.gpus.as_deref().unwrap_or("?"),
         specs.len(),
-        config
-            .timeout
-            .map_or(String::new(), |t| format!(", at most {}", duration::human(t))),
+        config.timeout.map_or(String::new(), |t| format!(
+            ", at most {}",
+            duration::human(t)
+        )),
         file.display()
     ));
 
@@ -243,7 +245,12 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
     })
 }
 
-fn summary(label: &str, spec: &runner::RunSpec, outcome: &runner::RunOutcome, config: &ProbeConfig) -> String {
+fn summary(
+    label: &str,
+    spec: &runner::RunSpec,
+    outcome: &runner::RunOutcome,
+    config: &ProbeConfig,
+) -> String {
     let how = match &outcome.end {
         RunEnd::Limit => format!("stopped by --units {}", config.units.unwrap_or(0)),
         RunEnd::Exit(0) => "exited 0".to_string(),
@@ -256,7 +263,10 @@ fn summary(label: &str, spec: &runner::RunSpec, outcome: &runner::RunOutcome, co
             spec.run_id,
             seconds(outcome.elapsed_s),
             if outcome.units == 1 {
-                format!(", {} per unit", seconds(outcome.elapsed_s / length.max(1) as f64))
+                format!(
+                    ", {} per unit",
+                    seconds(outcome.elapsed_s / length.max(1) as f64)
+                )
             } else {
                 ", not recorded as a run length".to_string()
             }
@@ -273,7 +283,11 @@ fn summary(label: &str, spec: &runner::RunSpec, outcome: &runner::RunOutcome, co
         text.push_str(&format!("; unit 1 (with startup) {}", seconds(*first)));
     }
     if let Some(median) = stats.median() {
-        text.push_str(&format!(", median unit {}, {}", seconds(median), stats.trend_text()));
+        text.push_str(&format!(
+            ", median unit {}, {}",
+            seconds(median),
+            stats.trend_text()
+        ));
     }
     if outcome.units == 0 {
         text.push_str(&format!(
@@ -311,6 +325,8 @@ fn check_program(program: &OsString) -> Result<()> {
     if found {
         Ok(())
     } else {
-        Err(bad("is not a program on PATH; give its path, or run it through a shell: -- sh -c '...'"))
+        Err(bad(
+            "is not a program on PATH; give its path, or run it through a shell: -- sh -c '...'",
+        ))
     }
 }

@@ -41,7 +41,12 @@ pub fn sanitize(text: &str) -> String {
 }
 
 /// The tag of this probe task (without a collision suffix).
-pub fn task_tag(jobs: &JobIds, host: &str, pid: u32, started: chrono::DateTime<chrono::Utc>) -> String {
+pub fn task_tag(
+    jobs: &JobIds,
+    host: &str,
+    pid: u32,
+    started: chrono::DateTime<chrono::Utc>,
+) -> String {
     let job = match jobs.display() {
         Some(id) => format!("j{}", sanitize(&id).replace('-', "_")),
         None => "local".to_string(),
@@ -63,23 +68,37 @@ pub fn run_id(tag: &str, rep: u64, length: Option<u64>) -> String {
 
 /// Creates `--out` if needed and this task's own file in it; returns the writer
 /// and the tag actually used.
-pub fn create_timings_file(out: &Path, stratum: &Stratum, tag: &str) -> Result<(TimingsWriter, String)> {
+pub fn create_timings_file(
+    out: &Path,
+    stratum: &Stratum,
+    tag: &str,
+) -> Result<(TimingsWriter, String)> {
     let unwritable = |what: String, e: std::io::Error| {
         Error::input(
             Origin::Argument("--out".into()),
             None,
-            format!("{what}: {e}; give a folder you can write to, e.g. --out $SCRATCH/calib-timings"),
+            format!(
+                "{what}: {e}; give a folder you can write to, e.g. --out $SCRATCH/calib-timings"
+            ),
         )
     };
-    std::fs::create_dir_all(out).map_err(|e| unwritable(format!("cannot create the folder {}", out.display()), e))?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| unwritable(format!("cannot create the folder {}", out.display()), e))?;
     for n in 1..=1000u32 {
-        let tag = if n == 1 { tag.to_string() } else { format!("{tag}__{n}") };
+        let tag = if n == 1 {
+            tag.to_string()
+        } else {
+            format!("{tag}__{n}")
+        };
         let path = file_path(out, stratum, &tag);
         match TimingsWriter::create_new(&path) {
             Ok(writer) => return Ok((writer, tag)),
             Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => continue,
             Err(Error::Io { source, .. }) => {
-                return Err(unwritable(format!("cannot create {}", path.display()), source))
+                return Err(unwritable(
+                    format!("cannot create {}", path.display()),
+                    source,
+                ))
             }
             Err(other) => return Err(other),
         }
@@ -100,7 +119,9 @@ mod tests {
     use chrono::TimeZone;
 
     fn at() -> chrono::DateTime<chrono::Utc> {
-        chrono::Utc.with_ymd_and_hms(2026, 11, 29, 22, 15, 0).unwrap()
+        chrono::Utc
+            .with_ymd_and_hms(2026, 11, 29, 22, 15, 0)
+            .unwrap()
     }
 
     #[test]
@@ -110,7 +131,10 @@ mod tests {
             array_job_id: Some("13".into()),
             array_task_id: Some("0".into()),
         };
-        assert_eq!(task_tag(&array, "node1.narval", 42, at()), "j13_0__node1.narval__p42__20261129T221500Z");
+        assert_eq!(
+            task_tag(&array, "node1.narval", 42, at()),
+            "j13_0__node1.narval__p42__20261129T221500Z"
+        );
         assert_eq!(
             task_tag(&JobIds::default(), "my laptop", 7, at()),
             "local__my-laptop__p7__20261129T221500Z"
@@ -136,7 +160,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("plain-file");
         std::fs::write(&file, "x").unwrap();
-        let e = create_timings_file(&file.join("sub"), &Stratum::default(), "t").unwrap_err();
+        let Err(e) = create_timings_file(&file.join("sub"), &Stratum::default(), "t") else {
+            panic!("a folder under a plain file cannot be created");
+        };
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("--out"), "{e}");
     }

@@ -110,7 +110,13 @@ mod tests {
     #[test]
     fn placeholders_inside_words() {
         let w = OsString::from("--seed={rep},n={units}");
-        assert_eq!(substitute(&w, 3, Some(100)), OsString::from("--seed=3,n=100"));
-        assert_eq!(substitute(&w, 3, None), OsString::from("--seed=3,n={units}"));
+        assert_eq!(
+            substitute(&w, 3, Some(100)),
+            OsString::from("--seed=3,n=100")
+        );
+        assert_eq!(
+            substitute(&w, 3, None),
+            OsString::from("--seed=3,n={units}")
+        );
     }
 }

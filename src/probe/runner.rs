@@ -32,6 +32,12 @@ use crate::timings::{Fingerprint, RunEnd, TimingRow, TimingsWriter};
 /// it started in the background still holds them open.
 pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 
+/// The nap between reads while a command prints in small pieces.
+const BUSY_NAP: Duration = Duration::from_millis(1);
+
+/// A batch this large is worth a wake-up of its own.
+const BUSY_BATCH: usize = 64 * 1024;
+
 /// Bytes read from a pipe at once.
 const READ_SIZE: usize = 256 * 1024;
 
@@ -127,7 +133,13 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                 libc::setpgid(0, 0);
             }
             #[cfg(target_os = "linux")]
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGTERM as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
             Ok(())
         });
     }
@@ -167,8 +179,15 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
     }
 
     let mut run = Recorder {
-        spec,
-        fingerprint,
+        row: TimingRow {
+            run: spec.run_id.clone(),
+            stratum: ctx.stratum.clone(),
+            unit: 0,
+            elapsed_s: 0.0,
+            unit_s: None,
+            fingerprint,
+            end: None,
+        },
         start,
         units: 0,
         last_elapsed: 0.0,
@@ -182,6 +201,7 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
     let mut kill_at: Option<Instant> = None;
     let mut exit: Option<(std::process::ExitStatus, Instant)> = None;
     let mut markers: Vec<Vec<u8>> = Vec::new();
+    let mut last_data: Option<Instant> = None;
 
     loop {
         let now = Instant::now();
@@ -249,14 +269,19 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
             }
         }
 
-        // Signals to calib.
+        // Signals to calib. The command is reaped only when it may have
+        // changed state (CHLD, a closed stream, or a quiet second), not on
+        // every read.
+        let mut check_child = ready == 0;
         if ready != 0 {
             for received in ctx.signals.take() {
                 let sig = received.signal;
                 if sig == libc::SIGCHLD {
+                    check_child = true;
                     continue;
                 }
-                let forward = !(received.from_terminal && !own_group);
+                // A terminal signal already reached a command that shares our group.
+                let forward = !received.from_terminal || own_group;
                 if STOP_SIGNALS.contains(&sig) {
                     stop_signal.get_or_insert(sig);
                     if stopped.is_none() {
@@ -277,6 +302,7 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
         }
 
         // Output of the command.
+        let mut bytes_read = 0usize;
         for (k, &i) in which.iter().enumerate() {
             let revents = fds[k + 1].revents;
             if revents == 0 {
@@ -289,6 +315,7 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                 // SAFETY: reading into our buffer from a descriptor we own.
                 let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
                 if n > 0 {
+                    bytes_read += n as usize;
                     let read_at = Instant::now();
                     let chunk = &buf[..n as usize];
                     let stream = &mut streams[i];
@@ -296,9 +323,23 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                     stream.last_read = Some(read_at);
                     if let Some(matcher) = ctx.matcher {
                         markers.clear();
-                        stream.scanner.scan(matcher, chunk, |line| markers.push(line.to_vec()));
+                        // Lines are kept only to be shown (the first few units).
+                        let shown = ctx.show_units.saturating_sub(run.units as usize);
+                        stream.scanner.scan(matcher, chunk, |line| {
+                            let keep = markers.len() < shown;
+                            markers.push(if keep { line.to_vec() } else { Vec::new() });
+                        });
                         if !markers.is_empty() {
-                            run.on_markers(ctx, &markers, stream.name, read_at, gap, &mut stopped, &mut kill_at, target);
+                            run.on_markers(
+                                ctx,
+                                &markers,
+                                stream.name,
+                                read_at,
+                                gap,
+                                &mut stopped,
+                                &mut kill_at,
+                                target,
+                            );
                         }
                     }
                     ctx.console.pass_through(stream.out, chunk);
@@ -309,13 +350,25 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                     let stream = &mut streams[i];
                     if let Some(matcher) = ctx.matcher {
                         markers.clear();
-                        stream.scanner.finish(matcher, |line| markers.push(line.to_vec()));
+                        stream
+                            .scanner
+                            .finish(matcher, |line| markers.push(line.to_vec()));
                         if !markers.is_empty() {
                             let name = stream.name;
-                            run.on_markers(ctx, &markers, name, Instant::now(), None, &mut stopped, &mut kill_at, target);
+                            run.on_markers(
+                                ctx,
+                                &markers,
+                                name,
+                                Instant::now(),
+                                None,
+                                &mut stopped,
+                                &mut kill_at,
+                                target,
+                            );
                         }
                     }
                     streams[i].fd = None;
+                    check_child = true;
                     break;
                 } else {
                     let e = std::io::Error::last_os_error();
@@ -331,7 +384,28 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
             }
         }
 
-        if exit.is_none() {
+        // A chatty command writes many small pieces (stdio flushes 4 KiB at a
+        // time into a pipe); waking for each costs more than the pass-through
+        // itself. When data keeps coming in small pieces, nap for BUSY_NAP so
+        // the next read takes a larger batch (the 1 MiB pipe holds it). A
+        // marker after a quiet spell is read at once; one amid busy output is
+        // timed to within about a millisecond.
+        if bytes_read > 0 {
+            let now = Instant::now();
+            let busy = last_data.is_some_and(|t| now - t < BUSY_NAP * 2);
+            last_data = Some(now);
+            if busy && bytes_read < BUSY_BATCH && exit.is_none() {
+                let mut p = libc::pollfd {
+                    fd: ctx.signals.wake_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd; only signals end the nap early.
+                unsafe { libc::poll(&mut p, 1, BUSY_NAP.as_millis() as i32) };
+            }
+        }
+
+        if exit.is_none() && (check_child || streams.iter().all(|s| s.fd.is_none())) {
             if let Some(status) = child
                 .try_wait()
                 .map_err(|e| Error::io("cannot wait for the command", e))?
@@ -363,13 +437,13 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
         let completed = end == RunEnd::Exit(0) && stopped.is_none();
         units = 0;
         if completed {
-            run.append(ctx.writer, ctx.stratum, length, exit_elapsed, None, None);
+            run.append(ctx.writer, length, exit_elapsed, None, None);
             units = 1;
         }
         let done = if completed { length } else { 0 };
-        run.append(ctx.writer, ctx.stratum, done, exit_elapsed, None, Some(end.clone()));
+        run.append(ctx.writer, done, exit_elapsed, None, Some(end.clone()));
     } else {
-        run.append(ctx.writer, ctx.stratum, run.units, exit_elapsed, None, Some(end.clone()));
+        run.append(ctx.writer, run.units, exit_elapsed, None, Some(end.clone()));
     }
     Ok(RunOutcome {
         end,
@@ -404,9 +478,9 @@ fn prepare_pipe(fd: i32) {
 }
 
 /// The rows of one run.
-struct Recorder<'s> {
-    spec: &'s RunSpec,
-    fingerprint: Fingerprint,
+struct Recorder {
+    /// The row being written, reused: only unit, times and end change.
+    row: TimingRow,
     start: Instant,
     units: u64,
     last_elapsed: f64,
@@ -415,7 +489,7 @@ struct Recorder<'s> {
     warned_burst: bool,
 }
 
-impl Recorder<'_> {
+impl Recorder {
     #[allow(clippy::too_many_arguments)]
     fn on_markers(
         &mut self,
@@ -440,7 +514,7 @@ impl Recorder<'_> {
             self.units += 1;
             let unit_s = elapsed - self.last_elapsed;
             let unit = self.units;
-            self.append(ctx.writer, ctx.stratum, unit, elapsed, Some(unit_s), None);
+            self.append(ctx.writer, unit, elapsed, Some(unit_s), None);
             self.last_elapsed = elapsed;
             self.stats.push(unit_s);
             if self.write_error.is_some() {
@@ -463,7 +537,10 @@ impl Recorder<'_> {
             }
         }
         let counted = self.units - before;
-        if counted >= 3 && !self.warned_burst && gap.is_some_and(|g| g >= Duration::from_millis(500)) {
+        if counted >= 3
+            && !self.warned_burst
+            && gap.is_some_and(|g| g >= Duration::from_millis(500))
+        {
             self.warned_burst = true;
             ctx.console.line(&format!(
                 "calib: warning: {counted} unit markers arrived at once on {stream} after {} of silence: \
@@ -478,7 +555,6 @@ impl Recorder<'_> {
     fn append(
         &mut self,
         writer: &mut TimingsWriter,
-        stratum: &Stratum,
         unit: u64,
         elapsed_s: f64,
         unit_s: Option<f64>,
@@ -487,16 +563,11 @@ impl Recorder<'_> {
         if self.write_error.is_some() && end.is_none() {
             return;
         }
-        let row = TimingRow {
-            run: self.spec.run_id.clone(),
-            stratum: stratum.clone(),
-            unit,
-            elapsed_s,
-            unit_s,
-            fingerprint: self.fingerprint.clone(),
-            end,
-        };
-        if let Err(e) = writer.append(&row) {
+        self.row.unit = unit;
+        self.row.elapsed_s = elapsed_s;
+        self.row.unit_s = unit_s;
+        self.row.end = end;
+        if let Err(e) = writer.append(&self.row) {
             self.write_error.get_or_insert(e);
         }
     }

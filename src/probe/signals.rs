@@ -81,7 +81,10 @@ impl SignalGuard {
         let mut fds = [0; 2];
         // SAFETY: pipe fills two descriptors we then own.
         if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-            return Err(Error::io("cannot create a pipe", std::io::Error::last_os_error()));
+            return Err(Error::io(
+                "cannot create a pipe",
+                std::io::Error::last_os_error(),
+            ));
         }
         // SAFETY: both descriptors were just created and are owned here alone.
         let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
@@ -90,7 +93,11 @@ impl SignalGuard {
         }
         WAKE_FD.store(write.as_raw_fd(), Ordering::SeqCst);
         let mut previous = Vec::new();
-        for sig in STOP_SIGNALS.iter().chain(&PASS_SIGNALS).chain(&[libc::SIGCHLD]) {
+        for sig in STOP_SIGNALS
+            .iter()
+            .chain(&PASS_SIGNALS)
+            .chain(&[libc::SIGCHLD])
+        {
             // SAFETY: a zeroed sigaction with our handler and an empty mask is valid.
             unsafe {
                 let mut action: libc::sigaction = std::mem::zeroed();
@@ -99,7 +106,10 @@ impl SignalGuard {
                 libc::sigemptyset(&mut action.sa_mask);
                 let mut old: libc::sigaction = std::mem::zeroed();
                 if libc::sigaction(*sig, &action, &mut old) != 0 {
-                    return Err(Error::io("cannot install a signal handler", std::io::Error::last_os_error()));
+                    return Err(Error::io(
+                        "cannot install a signal handler",
+                        std::io::Error::last_os_error(),
+                    ));
                 }
                 previous.push((*sig, old));
             }
@@ -122,17 +132,23 @@ impl SignalGuard {
         let mut buf = [0u8; 64];
         loop {
             // SAFETY: reading into a valid buffer from our non-blocking pipe.
-            let n = unsafe { libc::read(self.wake_read.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            let n = unsafe {
+                libc::read(
+                    self.wake_read.as_raw_fd(),
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                )
+            };
             if n <= 0 {
                 break;
             }
         }
         let pending = PENDING.swap(0, Ordering::SeqCst);
         let terminal = FROM_TERMINAL.swap(0, Ordering::SeqCst);
-        (1..64)
+        (1..64i32)
             .filter(|s| pending & (1u64 << s) != 0)
             .map(|s| Received {
-                signal: s as i32,
+                signal: s,
                 from_terminal: terminal & (1u64 << s) != 0,
             })
             .collect()
