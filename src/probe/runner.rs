@@ -202,6 +202,7 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
     let mut exit: Option<(std::process::ExitStatus, Instant)> = None;
     let mut markers: Vec<Vec<u8>> = Vec::new();
     let mut last_data: Option<Instant> = None;
+    let mut units_shown = 0;
 
     loop {
         let now = Instant::now();
@@ -415,7 +416,8 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
         }
         if ctx.console.is_live() && exit.is_none() {
             let text = run.status_text(&ctx.label, ctx.unit_limit);
-            ctx.console.status(&text, false);
+            ctx.console.status(&text, run.units != units_shown);
+            units_shown = run.units;
         }
     }
     ctx.console.erase_status();
