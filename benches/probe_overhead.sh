@@ -5,7 +5,10 @@
 # marker, the rest look like a training log), with the output going to a file
 # (the common case under Slurm, where --output is a file) and to /dev/null.
 # Runs alternate (direct, calib, direct, ...) to share any drift; the script
-# prints the median of RUNS runs of each and their ratio. Goal: ratio <= 1.01.
+# prints the median of RUNS runs of each and their ratio, for wall time and for
+# CPU time (user + sys of the whole process tree, which other load on a shared
+# machine disturbs much less than wall time). `CMD | cat` is shown as the floor
+# of any pass-through through a pipe. Goal: wall ratio <= 1.01.
 #
 # Usage: benches/probe_overhead.sh [LINES] [RUNS]
 #   CARGO_TARGET_DIR (default target/) decides where the release build goes.
@@ -29,30 +32,38 @@ CMD=(awk -v n="$LINES" 'BEGIN {
   }
 }')
 
-now() { echo "${EPOCHREALTIME/./}"; } # microseconds (bash >= 5)
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# One timed run: appends "wall cpu" (seconds; cpu = user + sys of the whole
+# process tree) to $1, runs the rest with stdout to $SINK.
+timed() {
+  local log=$1; shift
+  /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$@" >"$SINK" 2>>"$WORK/calib.err"
+  awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$WORK/time" >>"$log"
+}
 
 bench() { # $1 = where the output goes
-  local sink=$1 direct=() probed=() t0 t1 i
+  SINK=$1
+  : >"$WORK/direct.t"; : >"$WORK/probed.t"; : >"$WORK/cat.t"
+  local i
   for ((i = 0; i < RUNS; i++)); do
-    t0=$(now); "${CMD[@]}" >"$sink"; t1=$(now)
-    direct+=($((t1 - t0)))
+    timed "$WORK/direct.t" "${CMD[@]}"
     rm -rf "$WORK/timings"
-    t0=$(now)
-    "$CALIB" probe --allow-login --progress plain --show-units 0 -s bench=overhead \
-      --out "$WORK/timings" -- "${CMD[@]}" >"$sink" 2>"$WORK/calib.err"
-    t1=$(now)
-    probed+=($((t1 - t0)))
+    timed "$WORK/probed.t" "$CALIB" probe --allow-login --progress plain --show-units 0 \
+      -s bench=overhead --out "$WORK/timings" -- "${CMD[@]}"
+    timed "$WORK/cat.t" bash -c '"$@" | cat' bash "${CMD[@]}"
   done
-  local md mp
-  md=$(printf '%s\n' "${direct[@]}" | median)
-  mp=$(printf '%s\n' "${probed[@]}" | median)
-  local units
+  local dw pw dc pc cw cc units
+  dw=$(cut -d' ' -f1 "$WORK/direct.t" | median); pw=$(cut -d' ' -f1 "$WORK/probed.t" | median)
+  dc=$(cut -d' ' -f2 "$WORK/direct.t" | median); pc=$(cut -d' ' -f2 "$WORK/probed.t" | median)
+  cw=$(cut -d' ' -f1 "$WORK/cat.t" | median); cc=$(cut -d' ' -f2 "$WORK/cat.t" | median)
   units=$(($(wc -l <"$WORK"/timings/*.csv) - 2))
-  awk -v md="$md" -v mp="$mp" -v sink="$sink" -v runs="$RUNS" -v lines="$LINES" -v units="$units" 'BEGIN {
-    printf "%-10s %d lines (%d units), median of %d: direct %.3f s, calib probe %.3f s, ratio %.4f (%+.2f%%)\n",
-      sink, lines, units, runs, md / 1e6, mp / 1e6, mp / md, 100 * (mp / md - 1)
+  awk -v dw="$dw" -v pw="$pw" -v dc="$dc" -v pc="$pc" -v cw="$cw" -v cc="$cc" -v sink="$2" -v runs="$RUNS" \
+    -v lines="$LINES" -v units="$units" 'BEGIN {
+    printf "%s: %d lines (%d units), medians of %d runs\n", sink, lines, units, runs
+    printf "  wall: direct %.3f s, calib probe %.3f s, ratio %.4f (%+.2f%%)\n", dw, pw, pw / dw, 100 * (pw / dw - 1)
+    printf "  cpu:  direct %.3f s, calib probe %.3f s, ratio %.4f (%+.2f%%)\n", dc, pc, pc / dc, 100 * (pc / dc - 1)
+    printf "  reference, CMD | cat (the cost of any pipe): wall %.3f s (%+.2f%%), cpu %.3f s (%+.2f%%)\n", cw, 100 * (cw / dw - 1), cc, 100 * (cc / dc - 1)
   }'
 }
 
@@ -62,6 +73,6 @@ bench() { # $1 = where the output goes
   >"$WORK/probed.out" 2>/dev/null
 cmp -s "$WORK/direct.out" "$WORK/probed.out" || { echo "pass-through differs" >&2; exit 1; }
 
-echo "calib probe overhead ($(nproc) CPUs, $(uname -sr))"
-bench "$WORK/out.log"
-bench /dev/null
+echo "calib probe overhead ($(nproc) CPUs, $(uname -sr), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+bench "$WORK/out.log" "to a file"
+bench /dev/null "to /dev/null"

@@ -692,14 +692,19 @@ fn help_teaches_with_examples() {
 fn live_progress_draws_a_status_line_and_plain_mode_does_not() {
     let script = "for i in 1 2 3 4 5 6 7; do echo \"step $i\"; sleep 0.15; done";
     let dir = tempfile::tempdir().unwrap();
-    let live = run(probe(dir.path()).args(["-s", "k=v", "--progress", "live", "--", "sh", "-c", script]));
+    let live =
+        run(probe(dir.path()).args(["-s", "k=v", "--progress", "live", "--", "sh", "-c", script]));
     assert_eq!(live.status.code(), Some(0));
     let err = stderr(&live);
     assert!(err.contains("\r\x1b[K"), "{err:?}");
     assert!(err.contains("units | last unit"), "{err:?}");
-    assert!(err.contains("trend x"), "the trend shows once 5 units are in: {err:?}");
+    assert!(
+        err.contains("trend x"),
+        "the trend shows once 5 units are in: {err:?}"
+    );
     let dir = tempfile::tempdir().unwrap();
-    let plain = run(probe(dir.path()).args(["-s", "k=v", "--progress", "plain", "--", "sh", "-c", script]));
+    let plain =
+        run(probe(dir.path()).args(["-s", "k=v", "--progress", "plain", "--", "sh", "-c", script]));
     let err = stderr(&plain);
     assert!(!err.contains('\r'), "{err:?}");
     assert!(err.starts_with("calib: probing stratum k=v"), "{err:?}");

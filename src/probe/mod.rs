@@ -149,6 +149,20 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
     let mut runs_done = 0;
     let total = specs.len();
     for (i, spec) in specs.iter().enumerate() {
+        // A stop signal that came between two runs: start no more.
+        let pending = signals.take();
+        if let Some(stop) = pending
+            .iter()
+            .find(|r| signals::STOP_SIGNALS.contains(&r.signal))
+        {
+            console.line(&format!(
+                "calib: received SIG{} between runs; {} run(s) not started",
+                signals::signal_name(stop.signal),
+                total - i
+            ));
+            status = 128 + stop.signal;
+            break;
+        }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             console.line(&format!(
                 "calib: --timeout reached; {} run(s) not started",
