@@ -710,3 +710,74 @@ fn live_progress_draws_a_status_line_and_plain_mode_does_not() {
     assert!(err.starts_with("calib: probing stratum k=v"), "{err:?}");
     assert!(err.contains("exited 0: 7 units in"), "{err:?}");
 }
+
+/// What Slurm does at the walltime: SIGCONT and SIGTERM to every process of
+/// the job at once (calib and the command's whole process group).
+#[test]
+fn a_walltime_kill_as_slurm_sends_it_keeps_the_rows_and_writes_the_end_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let out_dir = dir.path().join("out");
+    let child = probe(&out_dir)
+        .env("PIDFILE", &pidfile)
+        .args(["-s", "k=walltime", "--", "sh", "-c"])
+        .arg(format!(
+            "echo $$ > \"$PIDFILE\"; exec python3 {} --units 100000 --unit-s 0.02",
+            fixture("workload.py").display()
+        ))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_units(&out_dir, 3);
+    let command: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    for (target, signal) in [
+        (child.id() as i32, libc::SIGCONT),
+        (-command, libc::SIGCONT),
+        (child.id() as i32, libc::SIGTERM),
+        (-command, libc::SIGTERM),
+    ] {
+        // SAFETY: signalling processes this test started.
+        unsafe { libc::kill(target, signal) };
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(128 + 15), "{}", stderr(&out));
+    let r = &runs(&out_dir)[0];
+    assert!(r.points.len() >= 3);
+    let (end, n, _) = r.end.clone().expect("the end row");
+    assert_eq!(end, RunEnd::Signal("TERM".into()));
+    assert_eq!(n as usize, r.points.len());
+}
+
+#[test]
+fn block_buffered_markers_are_flagged_and_python_is_unbuffered_by_default() {
+    let script =
+        "import time\nfor i in range(1, 6):\n    time.sleep(0.15)\n    print(f'epoch {i}')\n";
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args([
+        "-s",
+        "k=v",
+        "--keep-buffering",
+        "--",
+        "python3",
+        "-c",
+        script,
+    ]));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("seems to buffer"), "{}", stderr(&out));
+    let times: Vec<f64> = runs(dir.path())[0].points.iter().map(|p| p.1).collect();
+    assert_eq!(times.len(), 5);
+    assert!(times[4] - times[0] < 0.05, "one burst at exit: {times:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "python3", "-c", script]));
+    assert!(!stderr(&out).contains("buffer"), "{}", stderr(&out));
+    let times: Vec<f64> = runs(dir.path())[0].points.iter().map(|p| p.1).collect();
+    for pair in times.windows(2) {
+        assert!(pair[1] - pair[0] >= 0.1, "{times:?}");
+    }
+}

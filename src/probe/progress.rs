@@ -209,7 +209,8 @@ impl UnitStats {
                 seconds(early),
                 seconds(late)
             ),
-            _ => "trend: needs 5 units".to_string(),
+            Some(_) => "trend: n/a (the early units took no measurable time)".to_string(),
+            None => "trend: needs 5 units".to_string(),
         }
     }
 

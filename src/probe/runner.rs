@@ -162,14 +162,14 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
             out: 1,
             name: "stdout",
             scanner: LineScanner::new(),
-            last_read: None,
+            last_read: Some(start),
         },
         Stream {
             fd: child.stderr.take().map(OwnedFd::from),
             out: 2,
             name: "stderr",
             scanner: LineScanner::new(),
-            last_read: None,
+            last_read: Some(start),
         },
     ];
     for s in &streams {
