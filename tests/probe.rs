@@ -196,11 +196,10 @@ fn python_markers_on_both_streams_are_counted_in_order_and_output_is_unchanged()
     assert_eq!(units_of(&runs[0]), [1, 2, 3, 4, 5, 6]);
     let (end, n, _) = runs[0].end.clone().unwrap();
     assert_eq!((end, n), (RunEnd::Exit(0), 6));
-    // Units come about 0.05 s apart, the first after Python's startup.
+    // Units come about 0.05 s apart (a read delayed by a busy machine can
+    // shorten one gap, never the whole span).
     let times: Vec<f64> = runs[0].points.iter().map(|p| p.1).collect();
-    for pair in times.windows(2) {
-        assert!(pair[1] - pair[0] >= 0.04, "{times:?}");
-    }
+    assert!(times[5] - times[0] >= 5.0 * 0.05 * 0.9, "{times:?}");
 }
 
 #[test]
@@ -777,7 +776,5 @@ fn block_buffered_markers_are_flagged_and_python_is_unbuffered_by_default() {
     let out = run(probe(dir.path()).args(["-s", "k=v", "--", "python3", "-c", script]));
     assert!(!stderr(&out).contains("buffer"), "{}", stderr(&out));
     let times: Vec<f64> = runs(dir.path())[0].points.iter().map(|p| p.1).collect();
-    for pair in times.windows(2) {
-        assert!(pair[1] - pair[0] >= 0.1, "{times:?}");
-    }
+    assert!(times[4] - times[0] >= 4.0 * 0.15 * 0.9, "{times:?}");
 }

@@ -84,10 +84,15 @@ fn markers_passed_through(stdout: &Path) -> u64 {
         .count() as u64
 }
 
+/// The `*.csv` file in `dir`, if any (a kill during creation may leave a hidden
+/// `.partial` staging file, which `calib fit` does not read).
 fn the_file(dir: &Path) -> Option<PathBuf> {
     let files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default();
+        .map(|d| d.map(|e| e.unwrap().path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
     assert!(files.len() <= 1, "{files:?}");
     files.into_iter().next()
 }

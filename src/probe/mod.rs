@@ -110,8 +110,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         std::process::id(),
         started,
     );
-    let (mut writer, tag) = naming::create_timings_file(&config.out, &config.stratum, &tag)?;
-    let file = writer.path().to_path_buf();
+    let (mut writer, tag, file) = naming::create_timings_file(&config.out, &config.stratum, &tag)?;
     let specs = plan::runs(config, &tag);
     let signals = signals::SignalGuard::install()?;
 
@@ -208,7 +207,10 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         status = outcome.status;
         console.line(&summary(&label, spec, &outcome, config));
         if let Some(e) = outcome.write_error {
-            return Err(e);
+            return Err(Error::Failed(format!(
+                "{e} (the timings file is {}); the command was stopped, rows written so far are kept",
+                file.display()
+            )));
         }
         match outcome.stopped {
             Some(StopReason::Timeout) => {

@@ -66,13 +66,20 @@ pub fn run_id(tag: &str, rep: u64, length: Option<u64>) -> String {
     }
 }
 
-/// Creates `--out` if needed and this task's own file in it; returns the writer
-/// and the tag actually used.
+/// Creates `--out` if needed and this task's own file in it; returns the writer,
+/// the tag actually used and the file's path.
+///
+/// The file never exists without its header, even if calib is killed while
+/// creating it (an empty file would make `calib fit` reject the folder): the
+/// header is written to a hidden `.<name>.partial-<pid>` file, which is then
+/// hard-linked to its final name (`link(2)` fails if the name is taken, like
+/// `O_EXCL`) and removed. Where hard links are not supported, the file is
+/// created in place with `O_EXCL`.
 pub fn create_timings_file(
     out: &Path,
     stratum: &Stratum,
     tag: &str,
-) -> Result<(TimingsWriter, String)> {
+) -> Result<(TimingsWriter, String, PathBuf)> {
     let unwritable = |what: String, e: std::io::Error| {
         Error::input(
             Origin::Argument("--out".into()),
@@ -84,6 +91,13 @@ pub fn create_timings_file(
     };
     std::fs::create_dir_all(out)
         .map_err(|e| unwritable(format!("cannot create the folder {}", out.display()), e))?;
+    let partial = out.join(format!(
+        ".{}__{tag}.csv.partial-{}",
+        stratum.slug(),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&partial); // a leftover of a killed process with our pid
+    let mut staged = Some(create(&partial, &unwritable)?);
     for n in 1..=1000u32 {
         let tag = if n == 1 {
             tag.to_string()
@@ -91,8 +105,25 @@ pub fn create_timings_file(
             format!("{tag}__{n}")
         };
         let path = file_path(out, stratum, &tag);
+        if let Some(writer) = staged.take() {
+            match std::fs::hard_link(&partial, &path) {
+                Ok(()) => {
+                    let _ = std::fs::remove_file(&partial);
+                    return Ok((writer, tag, path));
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                    staged = Some(writer);
+                    continue;
+                }
+                Err(_) => {
+                    // No hard links here: create the file in place.
+                    drop(writer);
+                    let _ = std::fs::remove_file(&partial);
+                }
+            }
+        }
         match TimingsWriter::create_new(&path) {
-            Ok(writer) => return Ok((writer, tag)),
+            Ok(writer) => return Ok((writer, tag, path)),
             Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => continue,
             Err(Error::Io { source, .. }) => {
                 return Err(unwritable(
@@ -103,10 +134,21 @@ pub fn create_timings_file(
             Err(other) => return Err(other),
         }
     }
+    let _ = std::fs::remove_file(&partial);
     Err(Error::Failed(format!(
         "{}: a thousand files named after this task already exist; is the same probe being started in a loop?",
         out.display()
     )))
+}
+
+fn create(
+    path: &Path,
+    unwritable: &dyn Fn(String, std::io::Error) -> Error,
+) -> Result<TimingsWriter> {
+    TimingsWriter::create_new(path).map_err(|e| match e {
+        Error::Io { source, .. } => unwritable(format!("cannot create {}", path.display()), source),
+        other => other,
+    })
 }
 
 pub fn file_path(out: &Path, stratum: &Stratum, tag: &str) -> PathBuf {
@@ -147,12 +189,24 @@ mod tests {
     fn a_taken_name_gets_a_suffix_never_an_overwrite() {
         let dir = tempfile::tempdir().unwrap();
         let stratum = Stratum::parse("dataset=Y").unwrap();
-        let (a, tag_a) = create_timings_file(dir.path(), &stratum, "t").unwrap();
-        let (b, tag_b) = create_timings_file(dir.path(), &stratum, "t").unwrap();
+        let (_a, tag_a, path_a) = create_timings_file(dir.path(), &stratum, "t").unwrap();
+        let (_b, tag_b, path_b) = create_timings_file(dir.path(), &stratum, "t").unwrap();
         assert_eq!(tag_a, "t");
         assert_eq!(tag_b, "t__2");
-        assert_ne!(a.path(), b.path());
-        assert!(a.path().ends_with("dataset-Y__t.csv"));
+        assert!(path_a.ends_with("dataset-Y__t.csv"));
+        assert!(path_b.ends_with("dataset-Y__t__2.csv"));
+        // Both hold their header, and no staging file is left behind.
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dataset-Y__t.csv", "dataset-Y__t__2.csv"]);
+        for path in [path_a, path_b] {
+            assert!(std::fs::read_to_string(path)
+                .unwrap()
+                .starts_with("run,stratum,unit,"));
+        }
     }
 
     #[test]
