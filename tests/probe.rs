@@ -778,3 +778,15 @@ fn block_buffered_markers_are_flagged_and_python_is_unbuffered_by_default() {
     let times: Vec<f64> = runs(dir.path())[0].points.iter().map(|p| p.1).collect();
     assert!(times[4] - times[0] >= 4.0 * 0.15 * 0.9, "{times:?}");
 }
+
+#[test]
+fn a_script_without_the_execute_bit_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("train.sh");
+    std::fs::write(&script, "#!/bin/sh\necho CALIB_UNIT\n").unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run(probe(&out_dir).args(["-s", "k=v", "--"]).arg(&script));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not executable"), "{}", stderr(&out));
+    assert!(files(&out_dir).is_empty());
+}

@@ -32,8 +32,9 @@ Examples:
   # 5 epochs of the real training run, in an interactive allocation:
   calib probe --stratum dataset=Y,model=7B --units 5 -- python train.py --data Y
 
-  # one probe per array task; each task writes its own file:
-  #   sbatch --array=0-3 --wrap 'calib probe -s seed=$SLURM_ARRAY_TASK_ID --units 10 -- ./evolve'
+  # one probe per array task (4 seeds of one stratum); each task writes its own file:
+  sbatch --array=0-3 --time=30 --wrap \
+    'calib probe -s dataset=Y --units 10 -- ./evolve --data Y --seed $SLURM_ARRAY_TASK_ID'
 
   # three seeds, run one after the other; {rep} becomes 1, 2, 3:
   calib probe -s dataset=Y --repeat 3 --units 7 -- ./evolve --seed {rep}

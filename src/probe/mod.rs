@@ -201,7 +201,17 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
             signals: &signals,
             label: label.clone(),
         };
-        let outcome = runner::run_once(spec, &mut ctx)?;
+        let outcome = match runner::run_once(spec, &mut ctx) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                if runs_done == 0 {
+                    // Nothing was measured: leave no header-only file behind.
+                    drop(writer);
+                    let _ = std::fs::remove_file(&file);
+                }
+                return Err(e);
+            }
+        };
         runs_done += 1;
         unit_rows += outcome.units;
         status = outcome.status;
@@ -327,16 +337,24 @@ fn check_program(program: &OsString) -> Result<()> {
     if name.is_empty() {
         return Err(bad("is empty; give the command to probe after --"));
     }
+    let executable = |p: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
     let path = std::path::Path::new(program);
     if name.contains('/') {
-        return if path.is_file() {
+        return if executable(path) {
             Ok(())
+        } else if path.is_file() {
+            Err(bad(
+                "is not executable; chmod +x it, or name its interpreter: -- python3 script.py",
+            ))
         } else {
             Err(bad("does not exist or is not a file"))
         };
     }
     let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|dir| dir.join(program).is_file()))
+        .map(|p| std::env::split_paths(&p).any(|dir| executable(&dir.join(program))))
         .unwrap_or(false);
     if found {
         Ok(())
