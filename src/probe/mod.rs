@@ -1,1 +1,366 @@
-//! Running the real command and recording every unit as it finishes (PLACEHOLDER).
+//! `calib probe`: run the real command briefly and record every unit as it
+//! finishes, on the node that will run the campaign.
+//!
+//! # What is assumed
+//!
+//! - **Time.** All times come from a monotonic clock ([`std::time::Instant`],
+//!   `CLOCK_MONOTONIC` on Linux) started just before the command is spawned:
+//!   `elapsed_s` is seconds from process launch, so unit 1 includes startup
+//!   (interpreter start, imports, data loading), which a budget must pay too.
+//!   Wall-clock time appears only in `started_at` (RFC 3339, UTC).
+//! - **Markers.** A unit has finished when calib *reads* a line that matches the
+//!   unit regex (see [`marker`]); its time is the moment of that read. The
+//!   command must therefore print the marker when a unit ends, and flush it: a
+//!   block-buffered stdout delivers markers in bursts (calib warns when it sees
+//!   one). Python's output is unbuffered by default under calib
+//!   (`PYTHONUNBUFFERED=1` unless set, see `--keep-buffering`). A program that
+//!   prints its marker when a unit *starts* shifts every row by one unit.
+//! - **Order.** Stdout and stderr are read by one `poll(2)` loop; rows are
+//!   numbered in the order their lines are read. Pass-through keeps each stream's
+//!   bytes unchanged and in order; between the two streams, order is as close as
+//!   two pipes allow.
+//! - **Durability.** A unit's row is handed to the kernel, in one `write(2)`,
+//!   before the output holding its marker is passed on and before the next read:
+//!   a kill of calib at any moment loses no unit that it had seen, and can leave
+//!   at most a torn last line, which `calib fit` skips with a warning.
+//!
+//! # Modules
+//!
+//! [`marker`] (which lines are units), [`runner`] (the child process, its
+//! output and its signals), [`signals`] (calib's own signal handling),
+//! [`fingerprint`] (where the run was measured), [`naming`] (file and run ids),
+//! [`gate`] (the login-node refusal), [`duration`] (`--timeout`), [`progress`]
+//! (what the user sees), [`plan`] (repetitions and run lengths).
+
+pub mod duration;
+pub mod fingerprint;
+pub mod gate;
+pub mod marker;
+pub mod naming;
+pub mod plan;
+pub mod progress;
+pub mod runner;
+pub mod signals;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Origin, Result};
+use crate::stratum::Stratum;
+use crate::timings::RunEnd;
+
+use marker::UnitMatcher;
+use progress::{seconds, Console, ProgressMode};
+use runner::{RunContext, StopReason};
+
+/// Everything a probe needs, checked.
+#[derive(Debug, Clone)]
+pub struct ProbeConfig {
+    /// The command and its arguments (may hold `{rep}` and `{units}`).
+    pub command: Vec<OsString>,
+    pub stratum: Stratum,
+    pub out: PathBuf,
+    pub matcher: UnitMatcher,
+    /// Stop each run after this many units.
+    pub units: Option<u64>,
+    pub repeat: u64,
+    pub first_rep: u64,
+    /// Run-length mode: one run per length.
+    pub lengths: Vec<u64>,
+    /// Bound on the whole probe.
+    pub timeout: Option<Duration>,
+    /// From TERM to KILL when calib stops the command.
+    pub grace: Duration,
+    pub show_units: usize,
+    pub unbuffered: bool,
+    pub progress: ProgressMode,
+    pub allow_login: bool,
+    /// The user's calib command line, for messages.
+    pub command_line: String,
+}
+
+/// What a finished probe reports.
+#[derive(Debug)]
+pub struct ProbeReport {
+    pub file: PathBuf,
+    pub runs: usize,
+    pub unit_rows: u64,
+    /// calib's exit status.
+    pub status: i32,
+}
+
+/// Runs the whole probe: gate, fingerprint, file, every planned run.
+pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
+    gate::check(config.allow_login, config.timeout, &config.command_line)?;
+    check_program(&config.command[0])?;
+    let mut console = Console::new(config.progress);
+    for warning in plan::warnings(config) {
+        console.line(&format!("calib: warning: {warning}"));
+    }
+
+    let probe_start = Instant::now();
+    let deadline = config.timeout.map(|t| probe_start + t);
+    let started = chrono::Utc::now();
+    let fingerprint = fingerprint::collect();
+    let jobs = fingerprint::JobIds::from_env();
+    let tag = naming::task_tag(
+        &jobs,
+        fingerprint.host.as_deref().unwrap_or("host"),
+        std::process::id(),
+        started,
+    );
+    let (mut writer, tag, file) = naming::create_timings_file(&config.out, &config.stratum, &tag)?;
+    let specs = plan::runs(config, &tag);
+    let signals = signals::SignalGuard::install()?;
+
+    let what = if config.lengths.is_empty() {
+        let limit = config
+            .units
+            .map_or("until it exits".to_string(), |k| format!("for {k} units"));
+        let regex = if config.matcher.pattern() == marker::DEFAULT_UNIT_REGEX {
+            "the default unit regex (generation|epoch|step|iteration|iter N, CALIB_UNIT)"
+                .to_string()
+        } else {
+            format!("/{}/", config.matcher.pattern())
+        };
+        format!("counting lines that match {regex}, {limit}")
+    } else {
+        "timing whole runs (run-length mode)".to_string()
+    };
+    console.line(&format!(
+        "calib: probing stratum {} on {} ({}, {} CPUs, GPUs: {}): {} run(s), {what}{}; rows -> {}",
+        config.stratum,
+        fingerprint.host.as_deref().unwrap_or("?"),
+        fingerprint.cluster.as_deref().unwrap_or("?"),
+        fingerprint.cpus.as_deref().unwrap_or("?"),
+        fingerprint.gpus.as_deref().unwrap_or("?"),
+        specs.len(),
+        config.timeout.map_or(String::new(), |t| format!(
+            ", at most {}",
+            duration::human(t)
+        )),
+        file.display()
+    ));
+
+    let mut status = 0;
+    let mut unit_rows = 0;
+    let mut runs_done = 0;
+    let total = specs.len();
+    for (i, spec) in specs.iter().enumerate() {
+        // A stop signal that came between two runs: start no more.
+        let pending = signals.take();
+        if let Some(stop) = pending
+            .iter()
+            .find(|r| signals::STOP_SIGNALS.contains(&r.signal))
+        {
+            console.line(&format!(
+                "calib: received SIG{} between runs; {} run(s) not started",
+                signals::signal_name(stop.signal),
+                total - i
+            ));
+            status = 128 + stop.signal;
+            break;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            console.line(&format!(
+                "calib: --timeout reached; {} run(s) not started",
+                total - i
+            ));
+            break;
+        }
+        let label = if total > 1 {
+            format!("run {}/{total}", i + 1)
+        } else {
+            "run".to_string()
+        };
+        if total > 1 {
+            console.line(&format!(
+                "calib: {label} {}: {}",
+                spec.run_id,
+                gate::shell_join(
+                    &spec
+                        .argv
+                        .iter()
+                        .map(|a| a.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                )
+            ));
+        }
+        let mut ctx = RunContext {
+            writer: &mut writer,
+            stratum: &config.stratum,
+            fingerprint: &fingerprint,
+            matcher: config.lengths.is_empty().then_some(&config.matcher),
+            unit_limit: config.units,
+            grace: config.grace,
+            deadline,
+            show_units: config.show_units,
+            unbuffered: config.unbuffered,
+            console: &mut console,
+            signals: &signals,
+            label: label.clone(),
+        };
+        let outcome = match runner::run_once(spec, &mut ctx) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                if runs_done == 0 {
+                    // Nothing was measured: leave no header-only file behind.
+                    drop(writer);
+                    let _ = std::fs::remove_file(&file);
+                }
+                return Err(e);
+            }
+        };
+        runs_done += 1;
+        unit_rows += outcome.units;
+        status = outcome.status;
+        console.line(&summary(&label, spec, &outcome, config));
+        if let Some(e) = outcome.write_error {
+            return Err(Error::Failed(format!(
+                "{e} (the timings file is {}); the command was stopped, rows written so far are kept",
+                file.display()
+            )));
+        }
+        match outcome.stopped {
+            Some(StopReason::Timeout) => {
+                console.line(&format!(
+                    "calib: --timeout {} reached: stopped the command; raise --timeout or lower --units",
+                    duration::human(config.timeout.unwrap_or_default())
+                ));
+                break;
+            }
+            Some(StopReason::Signal(sig)) => {
+                console.line(&format!(
+                    "calib: received SIG{} (a walltime kill or a cancel?): passed it to the command; rows written so far are kept",
+                    signals::signal_name(sig)
+                ));
+                break;
+            }
+            _ => {}
+        }
+        if outcome.stop_signal.is_some() {
+            break;
+        }
+        if status != 0 {
+            if i + 1 < total {
+                console.line(&format!(
+                    "calib: the command failed ({}); the remaining {} run(s) are not started",
+                    outcome.end.to_field(),
+                    total - i - 1
+                ));
+            }
+            break;
+        }
+    }
+    drop(signals);
+    console.line(&format!(
+        "calib: {runs_done} run(s), {unit_rows} {} recorded in {}",
+        if config.lengths.is_empty() {
+            "unit rows"
+        } else {
+            "run-length rows"
+        },
+        file.display()
+    ));
+    Ok(ProbeReport {
+        file,
+        runs: runs_done,
+        unit_rows,
+        status,
+    })
+}
+
+fn summary(
+    label: &str,
+    spec: &runner::RunSpec,
+    outcome: &runner::RunOutcome,
+    config: &ProbeConfig,
+) -> String {
+    let how = match &outcome.end {
+        RunEnd::Limit => format!("stopped by --units {}", config.units.unwrap_or(0)),
+        RunEnd::Exit(0) => "exited 0".to_string(),
+        RunEnd::Exit(code) => format!("exited {code}"),
+        RunEnd::Signal(name) => format!("killed by SIG{name}"),
+    };
+    if let Some(length) = spec.length {
+        return format!(
+            "calib: {label} ({} = {length} units) {how} in {}{}",
+            spec.run_id,
+            seconds(outcome.elapsed_s),
+            if outcome.units == 1 {
+                format!(
+                    ", {} per unit",
+                    seconds(outcome.elapsed_s / length.max(1) as f64)
+                )
+            } else {
+                ", not recorded as a run length".to_string()
+            }
+        );
+    }
+    let stats = &outcome.stats;
+    let mut text = format!(
+        "calib: {label} {} {how}: {} units in {}",
+        spec.run_id,
+        outcome.units,
+        seconds(outcome.elapsed_s)
+    );
+    if let Some(first) = stats.unit_s.first() {
+        text.push_str(&format!("; unit 1 (with startup) {}", seconds(*first)));
+    }
+    if let Some(median) = stats.median() {
+        text.push_str(&format!(
+            ", median unit {}, {}",
+            seconds(median),
+            stats.trend_text()
+        ));
+    }
+    if outcome.units == 0 {
+        text.push_str(&format!(
+            "; no line matched /{}/: check --unit-regex against the command's output",
+            config.matcher.pattern()
+        ));
+    }
+    text
+}
+
+/// The program must exist before any file is created or anything is run.
+fn check_program(program: &OsString) -> Result<()> {
+    let name = program.to_string_lossy();
+    let bad = |why: &str| {
+        Error::input(
+            Origin::Argument("the command after --".into()),
+            None,
+            format!("`{name}` {why}"),
+        )
+    };
+    if name.is_empty() {
+        return Err(bad("is empty; give the command to probe after --"));
+    }
+    let executable = |p: &std::path::Path| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let path = std::path::Path::new(program);
+    if name.contains('/') {
+        return if executable(path) {
+            Ok(())
+        } else if path.is_file() {
+            Err(bad(
+                "is not executable; chmod +x it, or name its interpreter: -- python3 script.py",
+            ))
+        } else {
+            Err(bad("does not exist or is not a file"))
+        };
+    }
+    let found = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|dir| executable(&dir.join(program))))
+        .unwrap_or(false);
+    if found {
+        Ok(())
+    } else {
+        Err(bad(
+            "is not a program on PATH; give its path, or run it through a shell: -- sh -c '...'",
+        ))
+    }
+}

@@ -1,0 +1,108 @@
+//! The login-node gate: a probe runs the real workload, so it belongs on a
+//! compute node of the kind the campaign will use, never on a shared login node.
+//!
+//! A machine is taken for a login node when Slurm's client commands are on
+//! `PATH` (`sbatch`, `srun` or `salloc`) but this process is outside any
+//! allocation (`SLURM_JOB_ID` unset). A laptop (no Slurm commands) is not gated:
+//! it probes and records cluster `local`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::fingerprint::env_nonempty;
+use crate::error::{Error, Result};
+
+/// Where Slurm's client commands live on `PATH`, if anywhere.
+pub fn slurm_command_on_path() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["sbatch", "srun", "salloc"] {
+            let candidate = dir.join(name);
+            if is_executable(&candidate) {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+pub fn in_allocation() -> bool {
+    env_nonempty("SLURM_JOB_ID").is_some() || env_nonempty("SLURM_JOBID").is_some()
+}
+
+/// Refuses on a login node unless `allow_login`; `command_line` is the user's
+/// calib command, shown inside the suggested allocation.
+pub fn check(allow_login: bool, timeout: Option<Duration>, command_line: &str) -> Result<()> {
+    if allow_login || in_allocation() {
+        return Ok(());
+    }
+    let Some(found) = slurm_command_on_path() else {
+        return Ok(());
+    };
+    let time = salloc_time(timeout);
+    Err(Error::Refused(format!(
+        "this looks like a login node: {} is on PATH but SLURM_JOB_ID is not set, so this shell is \
+         outside any allocation. A probe runs your real workload and must measure the node type \
+         your campaign will run on. Ask for an interactive allocation like the jobs will get \
+         (add --account, --gpus, --mem as they use), then probe inside it:\n\
+         \n    salloc --time={time} --cpus-per-task=1 --mem=4G\n    {command_line}\n\
+         \nor in one line:\n\
+         \n    srun --time={time} --cpus-per-task=1 --mem=4G {command_line}\n\
+         \nPass --allow-login to probe here anyway (for a few seconds of work at most).",
+        found.display()
+    )))
+}
+
+/// The allocation to ask for: the probe's own timeout plus 10 minutes, whole
+/// minutes, else one hour.
+fn salloc_time(timeout: Option<Duration>) -> String {
+    let minutes = match timeout {
+        Some(t) => t.as_secs().div_ceil(60) + 10,
+        None => 60,
+    };
+    format!("{}:{:02}:00", minutes / 60, minutes % 60)
+}
+
+/// Shell-quotes words so that the shown command can be pasted back.
+pub fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
+    words
+        .iter()
+        .map(|w| {
+            let w = w.as_ref();
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))
+            {
+                w.to_string()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn salloc_time_covers_the_timeout() {
+        assert_eq!(salloc_time(None), "1:00:00");
+        assert_eq!(salloc_time(Some(Duration::from_secs(90))), "0:12:00");
+        assert_eq!(salloc_time(Some(Duration::from_secs(7200))), "2:10:00");
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(
+            shell_join(&["calib", "probe", "--", "sh", "-c", "echo 'a b'"]),
+            r#"calib probe -- sh -c 'echo '\''a b'\'''"#
+        );
+    }
+}

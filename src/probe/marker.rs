@@ -1,0 +1,321 @@
+//! Unit markers: which output lines mean "a unit just finished".
+//!
+//! A **line** is a run of bytes ended by `\n` or `\r` (a progress bar that
+//! redraws itself with `\r` yields one line per redraw). A line is a **marker**
+//! when the unit regex matches somewhere in it; each marker line counts as exactly
+//! one unit, however many times the regex matches inside it. `^` and `$` anchor
+//! at the line's start and end.
+//!
+//! Cost: output is scanned chunk by chunk, not line by line. The regex (compiled a
+//! second time in multi-line CRLF mode, so that `^`/`$` see line boundaries) is
+//! run once over all the complete lines of a chunk, and the regex crate's literal
+//! prefilter skips lines that cannot match; only a candidate's own line is then
+//! checked with the regex as written. A pattern using `\A` or `\z` (which mean
+//! "start/end of the haystack" and so differ between a chunk and a line) is
+//! instead matched line by line, which is slower but exact.
+//!
+//! Memory is bounded: a line longer than [`MAX_LINE`] bytes that spans several
+//! reads is matched on its first [`MAX_LINE`] bytes only; the rest of it is
+//! passed through but not kept.
+
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::error::{Error, Origin, Result};
+
+/// The default unit regex: common progress lines (`generation 12`, `epoch 3/100`,
+/// `Step: 400`, `iter 7`, `[Epoch 2]`) and the explicit `CALIB_UNIT` marker,
+/// ASCII case-insensitive, the word followed by a number.
+pub const DEFAULT_UNIT_REGEX: &str =
+    r"(?i-u)\b(?:generation|epoch|step|iteration|iter)\b[ \t:=#\[(]*[0-9]+|CALIB_UNIT";
+
+/// The longest line kept in memory across reads (64 KiB).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// Finds marker lines in chunks of output.
+#[derive(Debug, Clone)]
+pub struct UnitMatcher {
+    pattern: String,
+    /// The regex as written: decides for one line.
+    line_re: Regex,
+    /// The same pattern in multi-line CRLF mode, run over many lines at once;
+    /// `None` when the pattern needs line-by-line matching.
+    chunk_re: Option<Regex>,
+}
+
+impl UnitMatcher {
+    /// Compiles `pattern`; errors name `--unit-regex` and say what is wrong.
+    pub fn new(pattern: &str) -> Result<UnitMatcher> {
+        let bad =
+            |message: String| Error::input(Origin::Argument("--unit-regex".into()), None, message);
+        let line_re = RegexBuilder::new(pattern).build().map_err(|e| {
+            bad(format!(
+                "`{pattern}` is not a valid regular expression: {e}"
+            ))
+        })?;
+        if line_re.is_match(b"") {
+            return Err(bad(format!(
+                "`{pattern}` matches an empty line, so every line would count as a unit; \
+                 give a regex that needs some text, e.g. `epoch [0-9]+`"
+            )));
+        }
+        let needs_lines = pattern.contains(r"\A") || pattern.contains(r"\z");
+        let chunk_re = if needs_lines {
+            None
+        } else {
+            Some(
+                RegexBuilder::new(&format!("(?mR:{pattern})"))
+                    .build()
+                    .map_err(|e| bad(format!("`{pattern}` cannot be used on many lines: {e}")))?,
+            )
+        };
+        Ok(UnitMatcher {
+            pattern: pattern.to_string(),
+            line_re,
+            chunk_re,
+        })
+    }
+
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether one line (without its terminator) is a marker.
+    pub fn is_marker(&self, line: &[u8]) -> bool {
+        self.line_re.is_match(&line[..line.len().min(MAX_LINE)])
+    }
+
+    /// Calls `found(start, end)` for every marker line of `region`, in order.
+    /// `region` must consist of complete lines: it ends with `\n` or `\r`.
+    fn for_each_marker(&self, region: &[u8], mut found: impl FnMut(usize, usize)) {
+        let Some(chunk_re) = &self.chunk_re else {
+            let mut start = 0;
+            while start < region.len() {
+                let end = start + next_terminator(&region[start..]).unwrap_or(region.len() - start);
+                if self.is_marker(&region[start..end]) {
+                    found(start, end);
+                }
+                start = end + 1;
+            }
+            return;
+        };
+        let mut from = 0;
+        while from < region.len() {
+            let Some(m) = chunk_re.find_at(region, from) else {
+                return;
+            };
+            // The line that holds the start of the candidate match.
+            let line_start = region[from..m.start()]
+                .iter()
+                .rposition(|&b| is_terminator(b))
+                .map_or(from, |i| from + i + 1);
+            let line_end = match next_terminator(&region[m.start()..]) {
+                Some(i) => m.start() + i,
+                None => region.len(),
+            };
+            if line_end > line_start && self.is_marker(&region[line_start..line_end]) {
+                found(line_start, line_end);
+            }
+            from = line_end + 1;
+        }
+    }
+}
+
+fn is_terminator(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+fn next_terminator(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| is_terminator(b))
+}
+
+/// Splits one stream's output into lines across reads and reports marker lines.
+///
+/// Holds at most [`MAX_LINE`] bytes of an unfinished line between reads.
+#[derive(Debug, Default)]
+pub struct LineScanner {
+    partial: Vec<u8>,
+    /// The unfinished line is longer than what `partial` keeps.
+    overflowed: bool,
+}
+
+impl LineScanner {
+    pub fn new() -> LineScanner {
+        LineScanner::default()
+    }
+
+    /// Scans one chunk; calls `marker(line)` for each marker line completed in it,
+    /// in order. `line` excludes the terminator and may be cut at [`MAX_LINE`].
+    pub fn scan(&mut self, matcher: &UnitMatcher, chunk: &[u8], mut marker: impl FnMut(&[u8])) {
+        let mut rest = chunk;
+        if !self.partial.is_empty() || self.overflowed {
+            match next_terminator(rest) {
+                None => {
+                    self.keep(rest);
+                    return;
+                }
+                Some(i) => {
+                    self.keep(&rest[..i]);
+                    if matcher.is_marker(&self.partial) {
+                        marker(&self.partial);
+                    }
+                    self.partial.clear();
+                    self.overflowed = false;
+                    rest = &rest[i + 1..];
+                }
+            }
+        }
+        let complete = match rest.iter().rposition(|&b| is_terminator(b)) {
+            Some(last) => last + 1,
+            None => 0,
+        };
+        if complete > 0 {
+            let region = &rest[..complete];
+            matcher.for_each_marker(region, |start, end| marker(&region[start..end]));
+        }
+        self.keep(&rest[complete..]);
+    }
+
+    /// The unfinished line at the end of the stream, if it is a marker (a last
+    /// line without a terminator still counts).
+    pub fn finish(&mut self, matcher: &UnitMatcher, mut marker: impl FnMut(&[u8])) {
+        if !self.partial.is_empty() && matcher.is_marker(&self.partial) {
+            marker(&self.partial);
+        }
+        self.partial.clear();
+        self.overflowed = false;
+    }
+
+    fn keep(&mut self, bytes: &[u8]) {
+        let room = MAX_LINE - self.partial.len();
+        if bytes.len() > room {
+            self.overflowed = true;
+        }
+        self.partial
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn markers(pattern: &str, chunks: &[&[u8]]) -> Vec<String> {
+        let matcher = UnitMatcher::new(pattern).unwrap();
+        let mut scanner = LineScanner::new();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            scanner.scan(&matcher, chunk, |l| {
+                out.push(String::from_utf8_lossy(l).into_owned())
+            });
+        }
+        scanner.finish(&matcher, |l| {
+            out.push(String::from_utf8_lossy(l).into_owned())
+        });
+        out
+    }
+
+    #[test]
+    fn default_regex_matches_common_progress_lines() {
+        let m = UnitMatcher::new(DEFAULT_UNIT_REGEX).unwrap();
+        for line in [
+            "generation 12",
+            "Epoch 3/100 loss=0.3",
+            "step 400",
+            "[epoch 2] done",
+            "Step: 17",
+            "iter 9 ok",
+            "iteration=10",
+            "CALIB_UNIT",
+            "done CALIB_UNIT 4",
+        ] {
+            assert!(m.is_marker(line.as_bytes()), "{line}");
+        }
+        for line in [
+            "loss=0.3",
+            "steps taken",
+            "batch_size=32",
+            "stepper 4",
+            "epoch",
+            "generations",
+        ] {
+            assert!(!m.is_marker(line.as_bytes()), "{line}");
+        }
+    }
+
+    #[test]
+    fn one_unit_per_line_even_with_two_matches() {
+        assert_eq!(markers("step", &[b"step step\nx\nstep\n"]).len(), 2);
+    }
+
+    #[test]
+    fn lines_split_across_reads_are_joined() {
+        let got = markers(r"epoch \d+", &[b"noise\nep", b"och ", b"7 done\nepoch 8\n"]);
+        assert_eq!(got, ["epoch 7 done", "epoch 8"]);
+    }
+
+    #[test]
+    fn carriage_returns_end_lines_and_anchors_see_them() {
+        let got = markers(r"^step \d+$", &[b"step 1\rstep 2\r\nxstep 3\nstep 4"]);
+        assert_eq!(got, ["step 1", "step 2", "step 4"]);
+    }
+
+    #[test]
+    fn a_match_across_a_line_break_is_not_a_marker() {
+        // `a\sb` matches "a\nb" in the chunk, but no single line holds it.
+        assert!(markers(r"a\sb", &[b"xa\nbx\n"]).is_empty());
+        assert_eq!(markers(r"a\sb", &[b"xa\nbx\na b\n"]), ["a b"]);
+    }
+
+    #[test]
+    fn haystack_anchors_fall_back_to_lines() {
+        assert_eq!(markers(r"\Astep", &[b"x step\nstep 2\n"]), ["step 2"]);
+    }
+
+    #[test]
+    fn a_very_long_line_is_bounded() {
+        let matcher = UnitMatcher::new("^CALIB_UNIT").unwrap();
+        let mut scanner = LineScanner::new();
+        let mut count = 0;
+        scanner.scan(&matcher, b"CALIB_UNIT", |_| count += 1);
+        let filler = vec![b'x'; 1 << 20];
+        for _ in 0..8 {
+            scanner.scan(&matcher, &filler, |_| count += 1);
+            assert!(scanner.partial.len() <= MAX_LINE);
+        }
+        scanner.scan(&matcher, b"\nCALIB_UNIT\n", |_| count += 1);
+        assert_eq!(count, 2);
+    }
+
+    #[test]
+    fn rejects_bad_and_empty_matching_regexes() {
+        let e = UnitMatcher::new("epoch (").unwrap_err().to_string();
+        assert!(e.contains("--unit-regex"), "{e}");
+        assert!(UnitMatcher::new("x*").is_err());
+    }
+
+    proptest! {
+        /// Chunked scanning finds exactly the lines a line-by-line reading finds.
+        #[test]
+        fn chunking_does_not_change_the_markers(
+            lines in proptest::collection::vec("(step [0-9]{1,3}|noise|ep|och 1|a b|)", 0..40),
+            cuts in proptest::collection::vec(0usize..400, 0..8),
+            crlf in any::<bool>(),
+        ) {
+            let sep = if crlf { "\r\n" } else { "\n" };
+            let text: String = lines.iter().map(|l| format!("{l}{sep}")).collect();
+            let expected: Vec<String> = lines
+                .iter()
+                .filter(|l| regex::Regex::new(r"step [0-9]+|och").unwrap().is_match(l))
+                .cloned()
+                .collect();
+            let bytes = text.as_bytes();
+            let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+            points.push(0);
+            points.push(bytes.len());
+            points.sort();
+            let chunks: Vec<&[u8]> = points.windows(2).map(|w| &bytes[w[0]..w[1]]).collect();
+            prop_assert_eq!(markers(r"step [0-9]+|och", &chunks), expected);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Names derived, never hand-written: the timings file of a probe task and the
+//! run identifiers in it.
+//!
+//! A probe task's **tag** is `<job>__<host>__p<pid>__<UTC start>`, where `<job>`
+//! is `j<array job>_<task>` for an array task, `j<job id>` for a plain job, and
+//! `local` outside Slurm. Within one cluster the job part alone separates array
+//! tasks; host and pid separate several probes inside one job (srun steps on
+//! several nodes, or probes run side by side); the start second guards against
+//! a pid reused later on the same machine. The file is
+//! `<stratum slug>__<tag>.csv` in the `--out` folder, created with `O_EXCL`; if
+//! the name is taken anyway, `__2`, `__3`, ... is added to the tag, so two
+//! probes never share or overwrite a file. Run ids are `<tag>-r<rep>` (and
+//! `-n<length>` in run-length mode), hence unique across every file of a
+//! campaign.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use super::fingerprint::JobIds;
+use crate::error::{Error, Origin, Result};
+use crate::stratum::Stratum;
+use crate::timings::TimingsWriter;
+
+/// Keeps `[A-Za-z0-9.-]`, turns anything else into `-`.
+pub fn sanitize(text: &str) -> String {
+    let s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "x".to_string()
+    } else {
+        s
+    }
+}
+
+/// The tag of this probe task (without a collision suffix).
+pub fn task_tag(
+    jobs: &JobIds,
+    host: &str,
+    pid: u32,
+    started: chrono::DateTime<chrono::Utc>,
+) -> String {
+    let job = match jobs.display() {
+        Some(id) => format!("j{}", sanitize(&id).replace('-', "_")),
+        None => "local".to_string(),
+    };
+    format!(
+        "{job}__{}__p{pid}__{}",
+        sanitize(host),
+        started.format("%Y%m%dT%H%M%SZ")
+    )
+}
+
+/// The run id of one repetition (and length, in run-length mode).
+pub fn run_id(tag: &str, rep: u64, length: Option<u64>) -> String {
+    match length {
+        Some(n) => format!("{tag}-r{rep}-n{n}"),
+        None => format!("{tag}-r{rep}"),
+    }
+}
+
+/// Creates `--out` if needed and this task's own file in it; returns the writer,
+/// the tag actually used and the file's path.
+///
+/// The file never exists without its header, even if calib is killed while
+/// creating it (an empty file would make `calib fit` reject the folder): the
+/// header is written to a hidden `.<name>.partial-<pid>` file, which is then
+/// hard-linked to its final name (`link(2)` fails if the name is taken, like
+/// `O_EXCL`) and removed. Where hard links are not supported, the file is
+/// created in place with `O_EXCL`.
+pub fn create_timings_file(
+    out: &Path,
+    stratum: &Stratum,
+    tag: &str,
+) -> Result<(TimingsWriter, String, PathBuf)> {
+    let unwritable = |what: String, e: std::io::Error| {
+        Error::input(
+            Origin::Argument("--out".into()),
+            None,
+            format!(
+                "{what}: {e}; give a folder you can write to, e.g. --out $SCRATCH/calib-timings"
+            ),
+        )
+    };
+    std::fs::create_dir_all(out)
+        .map_err(|e| unwritable(format!("cannot create the folder {}", out.display()), e))?;
+    let partial = out.join(format!(
+        ".{}__{tag}.csv.partial-{}",
+        stratum.slug(),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&partial); // a leftover of a killed process with our pid
+    let mut staged = Some(create(&partial, &unwritable)?);
+    for n in 1..=1000u32 {
+        let tag = if n == 1 {
+            tag.to_string()
+        } else {
+            format!("{tag}__{n}")
+        };
+        let path = file_path(out, stratum, &tag);
+        if let Some(writer) = staged.take() {
+            match std::fs::hard_link(&partial, &path) {
+                Ok(()) => {
+                    let _ = std::fs::remove_file(&partial);
+                    return Ok((writer, tag, path));
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                    staged = Some(writer);
+                    continue;
+                }
+                Err(_) => {
+                    // No hard links here: create the file in place.
+                    drop(writer);
+                    let _ = std::fs::remove_file(&partial);
+                }
+            }
+        }
+        match TimingsWriter::create_new(&path) {
+            Ok(writer) => return Ok((writer, tag, path)),
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => continue,
+            Err(Error::Io { source, .. }) => {
+                return Err(unwritable(
+                    format!("cannot create {}", path.display()),
+                    source,
+                ))
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    let _ = std::fs::remove_file(&partial);
+    Err(Error::Failed(format!(
+        "{}: a thousand files named after this task already exist; is the same probe being started in a loop?",
+        out.display()
+    )))
+}
+
+fn create(
+    path: &Path,
+    unwritable: &dyn Fn(String, std::io::Error) -> Error,
+) -> Result<TimingsWriter> {
+    TimingsWriter::create_new(path).map_err(|e| match e {
+        Error::Io { source, .. } => unwritable(format!("cannot create {}", path.display()), source),
+        other => other,
+    })
+}
+
+pub fn file_path(out: &Path, stratum: &Stratum, tag: &str) -> PathBuf {
+    out.join(format!("{}__{tag}.csv", stratum.slug()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at() -> chrono::DateTime<chrono::Utc> {
+        chrono::Utc
+            .with_ymd_and_hms(2026, 11, 29, 22, 15, 0)
+            .unwrap()
+    }
+
+    #[test]
+    fn tags_come_from_job_host_pid_and_time() {
+        let array = JobIds {
+            job_id: Some("19".into()),
+            array_job_id: Some("13".into()),
+            array_task_id: Some("0".into()),
+        };
+        assert_eq!(
+            task_tag(&array, "node1.narval", 42, at()),
+            "j13_0__node1.narval__p42__20261129T221500Z"
+        );
+        assert_eq!(
+            task_tag(&JobIds::default(), "my laptop", 7, at()),
+            "local__my-laptop__p7__20261129T221500Z"
+        );
+        assert_eq!(run_id("t", 2, None), "t-r2");
+        assert_eq!(run_id("t", 1, Some(100)), "t-r1-n100");
+    }
+
+    #[test]
+    fn a_taken_name_gets_a_suffix_never_an_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let stratum = Stratum::parse("dataset=Y").unwrap();
+        let (_a, tag_a, path_a) = create_timings_file(dir.path(), &stratum, "t").unwrap();
+        let (_b, tag_b, path_b) = create_timings_file(dir.path(), &stratum, "t").unwrap();
+        assert_eq!(tag_a, "t");
+        assert_eq!(tag_b, "t__2");
+        assert!(path_a.ends_with("dataset-Y__t.csv"));
+        assert!(path_b.ends_with("dataset-Y__t__2.csv"));
+        // Both hold their header, and no staging file is left behind.
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["dataset-Y__t.csv", "dataset-Y__t__2.csv"]);
+        for path in [path_a, path_b] {
+            assert!(std::fs::read_to_string(path)
+                .unwrap()
+                .starts_with("run,stratum,unit,"));
+        }
+    }
+
+    #[test]
+    fn an_unwritable_folder_names_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, "x").unwrap();
+        let Err(e) = create_timings_file(&file.join("sub"), &Stratum::default(), "t") else {
+            panic!("a folder under a plain file cannot be created");
+        };
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("--out"), "{e}");
+    }
+}

@@ -1,0 +1,605 @@
+//! One run: start the command, pass its output through, record a row per unit,
+//! stop it when asked, and record how it ended.
+//!
+//! Everything happens in one thread around `poll(2)`: the command's stdout and
+//! stderr pipes, and the wake-up pipe of [`super::signals`]. Rows are therefore
+//! written in the order their marker lines are read, whichever stream carried
+//! them, and a unit's row is written (one `write(2)`, see
+//! [`crate::timings::TimingsWriter`]) *before* the chunk that holds its marker is
+//! passed through: whatever a user sees in the command's log is already on disk.
+//!
+//! The command runs in its own process group (unless stdin is a terminal, where
+//! it stays in calib's group so that it can still read the terminal), so that
+//! `TERM` and `KILL` reach its children too (a shell loop's `sleep`, a data
+//! loader's workers). It gets `PR_SET_PDEATHSIG` = `TERM` on Linux: if calib is
+//! killed outright, the command is told to stop rather than left running with
+//! nobody recording it.
+
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::marker::{LineScanner, UnitMatcher};
+use super::progress::{seconds, Console, UnitStats};
+use super::signals::{signal_name, SignalGuard, PASS_SIGNALS, STOP_SIGNALS};
+use crate::error::{Error, Result};
+use crate::stratum::Stratum;
+use crate::timings::{Fingerprint, RunEnd, TimingRow, TimingsWriter};
+
+/// How long to keep reading the pipes after the command exited, when something
+/// it started in the background still holds them open.
+pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+
+/// The nap between reads while a command prints in small pieces.
+const BUSY_NAP: Duration = Duration::from_millis(1);
+
+/// A batch this large is worth a wake-up of its own.
+const BUSY_BATCH: usize = 64 * 1024;
+
+/// Bytes read from a pipe at once.
+const READ_SIZE: usize = 256 * 1024;
+
+/// One execution of the command.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// The repetition number (`{rep}`).
+    pub rep: u64,
+    /// Run-length mode: the length substituted for `{units}`.
+    pub length: Option<u64>,
+    /// The command and its arguments, placeholders substituted.
+    pub argv: Vec<OsString>,
+    pub run_id: String,
+}
+
+/// What a run needs from the probe around it.
+pub struct RunContext<'a> {
+    pub writer: &'a mut TimingsWriter,
+    pub stratum: &'a Stratum,
+    /// The fingerprint without `started_at`.
+    pub fingerprint: &'a Fingerprint,
+    /// `None` in run-length mode (no unit rows).
+    pub matcher: Option<&'a UnitMatcher>,
+    pub unit_limit: Option<u64>,
+    pub grace: Duration,
+    /// When the whole probe must stop (`--timeout`).
+    pub deadline: Option<Instant>,
+    pub show_units: usize,
+    pub unbuffered: bool,
+    pub console: &'a mut Console,
+    pub signals: &'a SignalGuard,
+    /// Text shown before the status line, e.g. `run 2/3`.
+    pub label: String,
+}
+
+/// Why calib itself stopped the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// `--units` reached.
+    Limit,
+    /// `--timeout` reached.
+    Timeout,
+    /// calib was sent this signal (and forwarded it).
+    Signal(i32),
+    /// A row could not be written: the probe is worthless, stop.
+    WriteFailed,
+}
+
+/// How a run went.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub end: RunEnd,
+    /// Unit rows written (run-length mode: 1 when the run completed).
+    pub units: u64,
+    pub elapsed_s: f64,
+    /// calib's exit status for this run: 0 after `--units`, else the command's
+    /// status, 128 + signal when it was killed.
+    pub status: i32,
+    pub stopped: Option<StopReason>,
+    /// A stop signal calib received during the run.
+    pub stop_signal: Option<i32>,
+    pub stats: UnitStats,
+    pub write_error: Option<Error>,
+}
+
+struct Stream {
+    fd: Option<OwnedFd>,
+    /// Where its output is passed through (1 or 2).
+    out: i32,
+    name: &'static str,
+    scanner: LineScanner,
+    last_read: Option<Instant>,
+}
+
+/// Runs `spec` to its end.
+pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
+    // SAFETY: isatty only inspects descriptor 0.
+    let own_group = unsafe { libc::isatty(0) } != 1;
+    let mut command = Command::new(&spec.argv[0]);
+    command
+        .args(&spec.argv[1..])
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if ctx.unbuffered && std::env::var_os("PYTHONUNBUFFERED").is_none() {
+        command.env("PYTHONUNBUFFERED", "1");
+    }
+    // SAFETY: the closure runs between fork and exec and calls only
+    // async-signal-safe functions (setpgid, prctl).
+    unsafe {
+        command.pre_exec(move || {
+            if own_group {
+                libc::setpgid(0, 0);
+            }
+            #[cfg(target_os = "linux")]
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGTERM as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            Ok(())
+        });
+    }
+    let started_at = chrono::Utc::now();
+    let start = Instant::now();
+    let mut child: Child = command.spawn().map_err(|e| {
+        Error::io(
+            format!("cannot start `{}`", spec.argv[0].to_string_lossy()),
+            e,
+        )
+    })?;
+    let pid = child.id() as i32;
+    let target = if own_group { -pid } else { pid };
+    let mut fingerprint = ctx.fingerprint.clone();
+    fingerprint.started_at = Some(started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+
+    let mut streams = [
+        Stream {
+            fd: child.stdout.take().map(OwnedFd::from),
+            out: 1,
+            name: "stdout",
+            scanner: LineScanner::new(),
+            last_read: Some(start),
+        },
+        Stream {
+            fd: child.stderr.take().map(OwnedFd::from),
+            out: 2,
+            name: "stderr",
+            scanner: LineScanner::new(),
+            last_read: Some(start),
+        },
+    ];
+    for s in &streams {
+        if let Some(fd) = &s.fd {
+            prepare_pipe(fd.as_raw_fd());
+        }
+    }
+
+    let mut run = Recorder {
+        row: TimingRow {
+            run: spec.run_id.clone(),
+            stratum: ctx.stratum.clone(),
+            unit: 0,
+            elapsed_s: 0.0,
+            unit_s: None,
+            fingerprint,
+            end: None,
+        },
+        start,
+        units: 0,
+        last_elapsed: 0.0,
+        stats: UnitStats::default(),
+        write_error: None,
+        warned_burst: false,
+    };
+    let mut buf = vec![0u8; READ_SIZE];
+    let mut stopped: Option<StopReason> = None;
+    let mut stop_signal: Option<i32> = None;
+    let mut kill_at: Option<Instant> = None;
+    let mut exit: Option<(std::process::ExitStatus, Instant)> = None;
+    let mut markers: Vec<Vec<u8>> = Vec::new();
+    let mut last_data: Option<Instant> = None;
+    let mut units_shown = 0;
+
+    loop {
+        let now = Instant::now();
+        if exit.is_none() {
+            if stopped.is_none() && ctx.deadline.is_some_and(|d| now >= d) {
+                stopped = Some(StopReason::Timeout);
+                terminate(target);
+                kill_at = Some(now + ctx.grace);
+            }
+            if kill_at.is_some_and(|k| now >= k) {
+                // SAFETY: signalling our own child (or its process group).
+                unsafe { libc::kill(target, libc::SIGKILL) };
+                kill_at = None;
+            }
+        }
+        let open = streams.iter().filter(|s| s.fd.is_some()).count();
+        if let Some((_, exited)) = exit {
+            if open == 0 || now >= exited + DRAIN_AFTER_EXIT {
+                break;
+            }
+        }
+
+        // Sleep until something happens or the next deadline.
+        let mut wake_at: Option<Instant> = exit.map(|(_, t)| t + DRAIN_AFTER_EXIT);
+        let mut consider = |t: Option<Instant>| {
+            if let Some(t) = t {
+                wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
+            }
+        };
+        if exit.is_none() {
+            consider(kill_at);
+            if stopped.is_none() {
+                consider(ctx.deadline);
+            }
+        }
+        let mut timeout_ms: i32 = match wake_at {
+            Some(t) => t.saturating_duration_since(now).as_millis().min(1000) as i32 + 1,
+            None => 1000,
+        };
+        if exit.is_none() && timeout_ms > 1000 {
+            timeout_ms = 1000;
+        }
+        let mut fds = vec![libc::pollfd {
+            fd: ctx.signals.wake_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }];
+        let mut which = Vec::new();
+        for (i, s) in streams.iter().enumerate() {
+            if let Some(fd) = &s.fd {
+                fds.push(libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+                which.push(i);
+            }
+        }
+        // SAFETY: fds is a valid array of pollfd of the given length.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(Error::io("poll failed", e));
+            }
+        }
+
+        // Signals to calib. The command is reaped only when it may have
+        // changed state (CHLD, a closed stream, or a quiet second), not on
+        // every read.
+        let mut check_child = ready == 0;
+        if ready != 0 {
+            for received in ctx.signals.take() {
+                let sig = received.signal;
+                if sig == libc::SIGCHLD {
+                    check_child = true;
+                    continue;
+                }
+                // A terminal signal already reached a command that shares our group.
+                let forward = !received.from_terminal || own_group;
+                if STOP_SIGNALS.contains(&sig) {
+                    stop_signal.get_or_insert(sig);
+                    if stopped.is_none() {
+                        stopped = Some(StopReason::Signal(sig));
+                    }
+                    if forward && exit.is_none() {
+                        // SAFETY: signalling our own child (or its group).
+                        unsafe {
+                            libc::kill(target, sig);
+                            libc::kill(target, libc::SIGCONT);
+                        }
+                    }
+                } else if PASS_SIGNALS.contains(&sig) && forward && exit.is_none() {
+                    // SAFETY: as above.
+                    unsafe { libc::kill(target, sig) };
+                }
+            }
+        }
+
+        // Output of the command.
+        let mut bytes_read = 0usize;
+        for (k, &i) in which.iter().enumerate() {
+            let revents = fds[k + 1].revents;
+            if revents == 0 {
+                continue;
+            }
+            // A few reads per wake-up, so that one busy stream cannot starve
+            // the other or the signals.
+            for _ in 0..4 {
+                let Some(fd) = &streams[i].fd else { break };
+                // SAFETY: reading into our buffer from a descriptor we own.
+                let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+                if n > 0 {
+                    bytes_read += n as usize;
+                    let read_at = Instant::now();
+                    let chunk = &buf[..n as usize];
+                    let stream = &mut streams[i];
+                    let gap = stream.last_read.map(|t| read_at - t);
+                    stream.last_read = Some(read_at);
+                    if let Some(matcher) = ctx.matcher {
+                        markers.clear();
+                        // Lines are kept only to be shown (the first few units).
+                        let shown = ctx.show_units.saturating_sub(run.units as usize);
+                        stream.scanner.scan(matcher, chunk, |line| {
+                            let keep = markers.len() < shown;
+                            markers.push(if keep { line.to_vec() } else { Vec::new() });
+                        });
+                        if !markers.is_empty() {
+                            run.on_markers(
+                                ctx,
+                                &markers,
+                                stream.name,
+                                read_at,
+                                gap,
+                                &mut stopped,
+                                &mut kill_at,
+                                target,
+                            );
+                        }
+                    }
+                    ctx.console.pass_through(stream.out, chunk);
+                    if (n as usize) < buf.len() {
+                        break;
+                    }
+                } else if n == 0 {
+                    let stream = &mut streams[i];
+                    if let Some(matcher) = ctx.matcher {
+                        markers.clear();
+                        stream
+                            .scanner
+                            .finish(matcher, |line| markers.push(line.to_vec()));
+                        if !markers.is_empty() {
+                            let name = stream.name;
+                            run.on_markers(
+                                ctx,
+                                &markers,
+                                name,
+                                Instant::now(),
+                                None,
+                                &mut stopped,
+                                &mut kill_at,
+                                target,
+                            );
+                        }
+                    }
+                    streams[i].fd = None;
+                    check_child = true;
+                    break;
+                } else {
+                    let e = std::io::Error::last_os_error();
+                    match e.kind() {
+                        std::io::ErrorKind::Interrupted => continue,
+                        std::io::ErrorKind::WouldBlock => break,
+                        _ => {
+                            streams[i].fd = None;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+
+        // A chatty command writes many small pieces (stdio flushes 4 KiB at a
+        // time into a pipe); waking for each costs more than the pass-through
+        // itself. When data keeps coming in small pieces, nap for BUSY_NAP so
+        // the next read takes a larger batch (the 1 MiB pipe holds it). A
+        // marker after a quiet spell is read at once; one amid busy output is
+        // timed to within about a millisecond.
+        if bytes_read > 0 {
+            let now = Instant::now();
+            let busy = last_data.is_some_and(|t| now - t < BUSY_NAP * 2);
+            last_data = Some(now);
+            if busy && bytes_read < BUSY_BATCH && exit.is_none() {
+                let mut p = libc::pollfd {
+                    fd: ctx.signals.wake_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd; only signals end the nap early.
+                unsafe { libc::poll(&mut p, 1, BUSY_NAP.as_millis() as i32) };
+            }
+        }
+
+        if exit.is_none() && (check_child || streams.iter().all(|s| s.fd.is_none())) {
+            if let Some(status) = child
+                .try_wait()
+                .map_err(|e| Error::io("cannot wait for the command", e))?
+            {
+                exit = Some((status, Instant::now()));
+            }
+        }
+        if ctx.console.is_live() && exit.is_none() {
+            let text = run.status_text(&ctx.label, ctx.unit_limit);
+            ctx.console.status(&text, run.units != units_shown);
+            units_shown = run.units;
+        }
+    }
+    ctx.console.erase_status();
+    drop(streams);
+
+    let (status, exited) = exit.expect("the loop ends after the command exits");
+    let exit_elapsed = (exited - start).as_secs_f64().max(run.last_elapsed);
+    let (mut end, mut code) = match (status.code(), status.signal()) {
+        (Some(code), _) => (RunEnd::Exit(code), code),
+        (None, Some(sig)) => (RunEnd::Signal(signal_name(sig)), 128 + sig),
+        (None, None) => (RunEnd::Exit(1), 1),
+    };
+    if stopped == Some(StopReason::Limit) {
+        end = RunEnd::Limit;
+        code = 0;
+    }
+    let mut units = run.units;
+    if let Some(length) = spec.length {
+        let completed = end == RunEnd::Exit(0) && stopped.is_none();
+        units = 0;
+        if completed {
+            run.append(ctx.writer, length, exit_elapsed, None, None);
+            units = 1;
+        }
+        let done = if completed { length } else { 0 };
+        run.append(ctx.writer, done, exit_elapsed, None, Some(end.clone()));
+    } else {
+        run.append(ctx.writer, run.units, exit_elapsed, None, Some(end.clone()));
+    }
+    Ok(RunOutcome {
+        end,
+        units,
+        elapsed_s: exit_elapsed,
+        status: code,
+        stopped,
+        stop_signal,
+        stats: run.stats,
+        write_error: run.write_error,
+    })
+}
+
+/// TERM, and CONT so that a stopped command can act on it.
+fn terminate(target: i32) {
+    // SAFETY: signalling our own child (or its process group).
+    unsafe {
+        libc::kill(target, libc::SIGTERM);
+        libc::kill(target, libc::SIGCONT);
+    }
+}
+
+fn prepare_pipe(fd: i32) {
+    // SAFETY: fcntl on a pipe descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        // A larger pipe means fewer wake-ups for a chatty command (best effort).
+        #[cfg(target_os = "linux")]
+        libc::fcntl(fd, libc::F_SETPIPE_SZ, 1 << 20);
+    }
+}
+
+/// The rows of one run.
+struct Recorder {
+    /// The row being written, reused: only unit, times and end change.
+    row: TimingRow,
+    start: Instant,
+    units: u64,
+    last_elapsed: f64,
+    stats: UnitStats,
+    write_error: Option<Error>,
+    warned_burst: bool,
+}
+
+impl Recorder {
+    #[allow(clippy::too_many_arguments)]
+    fn on_markers(
+        &mut self,
+        ctx: &mut RunContext<'_>,
+        lines: &[Vec<u8>],
+        stream: &str,
+        read_at: Instant,
+        gap: Option<Duration>,
+        stopped: &mut Option<StopReason>,
+        kill_at: &mut Option<Instant>,
+        target: i32,
+    ) {
+        if self.write_error.is_some() {
+            return;
+        }
+        let elapsed = (read_at - self.start).as_secs_f64().max(self.last_elapsed);
+        let before = self.units;
+        for line in lines {
+            if ctx.unit_limit.is_some_and(|k| self.units >= k) {
+                break;
+            }
+            self.units += 1;
+            let unit_s = elapsed - self.last_elapsed;
+            let unit = self.units;
+            self.append(ctx.writer, unit, elapsed, Some(unit_s), None);
+            self.last_elapsed = elapsed;
+            self.stats.push(unit_s);
+            if self.write_error.is_some() {
+                *stopped = Some(StopReason::WriteFailed);
+                terminate(target);
+                *kill_at = Some(Instant::now() + ctx.grace);
+                return;
+            }
+            if (unit as usize) <= ctx.show_units {
+                ctx.console.line(&format!(
+                    "calib: unit {unit} at {} ({stream}): {}",
+                    seconds(elapsed),
+                    shown_line(line)
+                ));
+            }
+            if ctx.unit_limit == Some(unit) && stopped.is_none() {
+                *stopped = Some(StopReason::Limit);
+                terminate(target);
+                *kill_at = Some(Instant::now() + ctx.grace);
+            }
+        }
+        let counted = self.units - before;
+        if counted >= 3
+            && !self.warned_burst
+            && gap.is_some_and(|g| g >= Duration::from_millis(500))
+        {
+            self.warned_burst = true;
+            ctx.console.line(&format!(
+                "calib: warning: {counted} unit markers arrived at once on {stream} after {} of silence: \
+                 the command seems to buffer its output, so these units get one time between them. \
+                 Flush after each marker line (Python: print(..., flush=True) or python -u; C: stdbuf -oL; \
+                 or print CALIB_UNIT to stderr).",
+                seconds(gap.unwrap_or_default().as_secs_f64())
+            ));
+        }
+    }
+
+    fn append(
+        &mut self,
+        writer: &mut TimingsWriter,
+        unit: u64,
+        elapsed_s: f64,
+        unit_s: Option<f64>,
+        end: Option<RunEnd>,
+    ) {
+        if self.write_error.is_some() && end.is_none() {
+            return;
+        }
+        self.row.unit = unit;
+        self.row.elapsed_s = elapsed_s;
+        self.row.unit_s = unit_s;
+        self.row.end = end;
+        if let Err(e) = writer.append(&self.row) {
+            self.write_error.get_or_insert(e);
+        }
+    }
+
+    fn status_text(&self, label: &str, limit: Option<u64>) -> String {
+        let elapsed = self.start.elapsed().as_secs_f64();
+        let units = match limit {
+            Some(k) => format!("{}/{k} units", self.units),
+            None => format!("{} units", self.units),
+        };
+        let last = self
+            .stats
+            .unit_s
+            .last()
+            .map_or("-".to_string(), |s| seconds(*s));
+        format!(
+            "calib {label}: {units} | last unit {last} | {} | {} elapsed",
+            self.stats.trend_text(),
+            seconds(elapsed)
+        )
+    }
+}
+
+/// A marker line as shown to the user: lossy UTF-8, at most 160 characters.
+fn shown_line(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end();
+    if text.chars().count() > 160 {
+        format!("{}...", text.chars().take(160).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
