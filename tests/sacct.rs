@@ -459,3 +459,53 @@ fn empty_and_single_column_outputs() {
     let j = JobId::parse("6_1").unwrap();
     assert_eq!(j.array_job(), Some(6));
 }
+
+#[test]
+fn lab_audit_columns_array_and_timeout() {
+    let t = parse("lab-audit-array.txt", &SacctOptions::default());
+    assert_eq!(t.columns.len(), 14);
+    assert_eq!(ids(&t), ["4_0", "4_1", "4_2", "4_3"]);
+    let raws: Vec<&str> = t
+        .rows
+        .iter()
+        .map(|r| r.job_id_raw.as_ref().unwrap().text.as_str())
+        .collect();
+    // The last task keeps the array's own id.
+    assert_eq!(raws, ["6", "7", "8", "4"]);
+    let elapsed: Vec<u64> = t.rows.iter().map(|r| r.elapsed_s.unwrap()).collect();
+    assert_eq!(elapsed, [2, 4, 6, 8]);
+    let r = &t.rows[3];
+    assert_eq!(r.timelimit_s(), Some(60));
+    assert_eq!(r.job_name.as_deref(), Some("calib-lab-array"));
+    assert_eq!(r.comment.as_deref(), Some("calib stratum=lab=array"));
+    assert_eq!(r.start.as_deref(), Some("2026-11-29T22:43:49"));
+    assert_eq!(r.end.as_deref(), Some("2026-11-29T22:43:57"));
+    assert_eq!(r.node_list.as_deref(), Some("localhost"));
+
+    let t = parse("lab-audit-timeout.txt", &SacctOptions::default());
+    let r = &t.rows[0];
+    assert_eq!(r.state, Some(JobState::Timeout));
+    assert_eq!(r.partition.as_deref(), Some("short"));
+    assert_eq!((r.elapsed_s, r.timelimit_s()), (Some(72), Some(60)));
+    assert_eq!(t.get(r, "ElapsedRaw"), Some("72"));
+    assert_eq!(t.get(r, "TimelimitRaw"), Some("1"));
+}
+
+#[test]
+fn lab_steps_of_an_array_and_a_timeout() {
+    let t = parse("lab-steps-array-timeout.txt", &SacctOptions::default());
+    assert_eq!(t.rows.len(), 10);
+    let batch = &t.rows[1];
+    assert_eq!(batch.job_id.as_ref().unwrap().text, "5.batch");
+    assert_eq!(batch.state, Some(JobState::Cancelled { by: None }));
+    assert_eq!(batch.exit_code, exit(0, 15));
+    assert_eq!(batch.timelimit, Some(PrintedLimit::Unknown));
+    let task_step = &t.rows[9];
+    let id = task_step.job_id.as_ref().unwrap();
+    assert_eq!(
+        (id.job, &id.kind, &id.step),
+        (4, &JobKind::ArrayTask(3), &Some(Step::Batch))
+    );
+    assert_eq!(task_step.job_id_raw.as_ref().unwrap().text, "4.batch");
+    assert_eq!(t.rows.iter().filter(|r| !r.is_step()).count(), 5);
+}
