@@ -480,6 +480,41 @@ fn write_timings_needs_units_and_never_overwrites() {
         Some("cpubase_bycore_b1")
     );
 
+    // Without a comment, a run is filed under its group name.
+    let named = dir.path().join("named.txt");
+    std::fs::write(
+        &named,
+        format!(
+            "{HEADER}\n{}\n",
+            row(
+                "77",
+                "77",
+                "calib-dataset-Q",
+                "COMPLETED",
+                "00:02:00",
+                "00:10:00",
+                ""
+            )
+        ),
+    )
+    .unwrap();
+    let named_out = dir.path().join("named.csv");
+    let out = bin()
+        .args(["audit", &format!("@{}", named.display()), "--units", "7"])
+        .arg("--write-timings")
+        .arg(&named_out)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let timings =
+        read_timings(std::slice::from_ref(&named_out), &IngestOptions::default()).unwrap();
+    assert_eq!(timings.runs[0].stratum.canonical(), "name=dataset-Q");
+    assert_eq!(timings.runs[0].points, [(7, 120.0)]);
+
     // Created exclusively: a second run refuses to overwrite.
     let before = std::fs::read(&out_file).unwrap();
     let out = bin()

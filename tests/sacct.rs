@@ -509,3 +509,36 @@ fn lab_steps_of_an_array_and_a_timeout() {
     assert_eq!(task_step.job_id_raw.as_ref().unwrap().text, "4.batch");
     assert_eq!(t.rows.iter().filter(|r| !r.is_step()).count(), 5);
 }
+
+mod no_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text, with or without column names: a table or an input error,
+        /// never a panic.
+        #[test]
+        fn arbitrary_text_parses_or_errors(
+            text in "[0-9A-Za-z_|:.+\\[\\]%,\\- \n^]{0,200}",
+            named in any::<bool>(),
+            caret in any::<bool>(),
+        ) {
+            let options = SacctOptions {
+                delimiter: caret.then(|| "^|^".to_string()),
+                columns: named.then(|| LAB_COLUMNS.split(',').map(String::from).collect()),
+            };
+            match parse_sacct(&text, &Origin::Stdin, &options) {
+                Ok(_) | Err(Error::Input { .. }) => {}
+                Err(other) => panic!("unexpected error kind: {other}"),
+            }
+        }
+
+        #[test]
+        fn arbitrary_job_ids_never_panic(text in "[0-9_+.\\[\\]%,:\\-a-z]{0,30}") {
+            if let Ok(id) = JobId::parse(&text) {
+                let _ = id.pending_task_count();
+                prop_assert_eq!(id.text, text.trim());
+            }
+        }
+    }
+}

@@ -32,7 +32,7 @@ use std::fmt;
 use regex::Regex;
 use serde::Serialize;
 
-use crate::slurm::sacct::{JobKind, JobState, SacctRow, SacctTable};
+use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
 use crate::slurm::time::format_sbatch_time;
 use crate::stratum::Stratum;
 use crate::timings::Timings;
@@ -236,15 +236,23 @@ pub struct Audit {
     pub duplicate_rows: usize,
 }
 
+/// True for the rows `sacct -X` keeps for outcome: not a step, and for a
+/// heterogeneous job only its first component.
+pub fn is_job_row(id: &JobId) -> bool {
+    !id.is_step() && !matches!(id.kind, JobKind::HetComponent(n) if n > 0)
+}
+
+/// The stratum in a job's comment `calib stratum=<canonical>`, if any.
+pub fn comment_stratum(row: &SacctRow) -> Option<Stratum> {
+    let comment = row.comment.as_deref()?;
+    let pos = comment.find(COMMENT_PREFIX)?;
+    Stratum::parse(comment[pos + COMMENT_PREFIX.len()..].trim()).ok()
+}
+
 /// The group a row belongs to.
 pub fn group_of(row: &SacctRow, by_name: Option<&Regex>) -> (String, GroupSource) {
-    if let Some(comment) = &row.comment {
-        if let Some(pos) = comment.find(COMMENT_PREFIX) {
-            let text = comment[pos + COMMENT_PREFIX.len()..].trim();
-            if let Ok(stratum) = Stratum::parse(text) {
-                return (stratum.to_string(), GroupSource::Comment);
-            }
-        }
+    if let Some(stratum) = comment_stratum(row) {
+        return (stratum.to_string(), GroupSource::Comment);
     }
     let name = row.job_name.as_deref().unwrap_or("");
     if let Some(re) = by_name {
@@ -303,7 +311,7 @@ pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
             skipped_rows += 1;
             continue;
         };
-        if id.is_step() || matches!(id.kind, JobKind::HetComponent(n) if n > 0) {
+        if !is_job_row(id) {
             skipped_rows += 1;
             continue;
         }

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use regex::Regex;
 
-use crate::audit::{self, AuditOptions, GroupSource};
+use crate::audit::{self, AuditOptions};
 use crate::error::{Error, Origin, Result};
 use crate::slurm::sacct::{parse_sacct, JobState, SacctOptions, SacctTable};
 use crate::stratum::Stratum;
@@ -235,22 +235,15 @@ fn run_sacct(args: &AuditArgs) -> Result<(Origin, String)> {
 /// The stratum a task's whole-run row is filed under: the comment's stratum, or
 /// `name=<group>` when only a job name is known.
 fn stratum_for(row: &crate::slurm::sacct::SacctRow, options: &AuditOptions) -> Stratum {
-    let (group, source) = audit::group_of(row, options.by_name.as_ref());
-    if source == GroupSource::Comment {
-        if let Some(text) = row.comment.as_deref().and_then(|c| {
-            c.find(audit::COMMENT_PREFIX)
-                .map(|p| &c[p + audit::COMMENT_PREFIX.len()..])
-        }) {
-            if let Ok(stratum) = Stratum::parse(text.trim()) {
-                return stratum;
-            }
-        }
+    if let Some(stratum) = audit::comment_stratum(row) {
+        return stratum;
     }
-    let mut stratum = Stratum::default();
+    let (group, _) = audit::group_of(row, options.by_name.as_ref());
     let value: String = group
         .chars()
         .map(|c| if c == ',' || c == '=' { '_' } else { c })
         .collect();
+    let mut stratum = Stratum::default();
     let _ = stratum.insert("name", &value);
     stratum
 }
@@ -266,7 +259,7 @@ fn write_timings(
     // The last row of each job wins, as in the audit.
     for row in table.rows.iter().rev() {
         let Some(id) = &row.job_id else { continue };
-        if id.is_step() || !seen.insert(id.text.clone()) {
+        if !audit::is_job_row(id) || !seen.insert(id.text.clone()) {
             continue;
         }
         if row.state != Some(JobState::Completed) {
