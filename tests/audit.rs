@@ -545,6 +545,26 @@ fn bad_input_names_the_line() {
 }
 
 #[test]
+fn text_without_job_ids_or_states_is_refused() {
+    let out = bin()
+        .args(["audit", "JobName|Elapsed\nx|00:00:01\n"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no JobID column") && err.contains("--format="),
+        "{err}"
+    );
+    let out = bin()
+        .args(["audit", "JobID|State\n1|COMPLETED\n"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("counts states only"));
+}
+
+#[test]
 fn help_teaches() {
     let out = bin().args(["audit", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);

@@ -131,6 +131,33 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
             columns: None,
         },
     )?;
+    for needed in ["JobID", "State"] {
+        if table.column(needed).is_none() && !table.rows.is_empty() {
+            return Err(Error::input(
+                origin,
+                None,
+                format!(
+                    "the sacct text has no {needed} column; run sacct -P with \
+                     --format={SACCT_FORMAT}"
+                ),
+            ));
+        }
+    }
+    if !table.rows.is_empty()
+        && (table
+            .column("Timelimit")
+            .or(table.column("TimelimitRaw"))
+            .is_none()
+            || table
+                .column("Elapsed")
+                .or(table.column("ElapsedRaw"))
+                .is_none())
+    {
+        eprintln!(
+            "calib: warning: without Elapsed and Timelimit columns, the audit counts states \
+             only; run sacct -P with --format={SACCT_FORMAT}"
+        );
+    }
     let timings = if args.timings.is_empty() {
         None
     } else {
