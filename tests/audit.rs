@@ -207,6 +207,19 @@ fn advice_when_far_above_or_below_need() {
             .advice
             .is_empty());
     }
+    // 5 s of 1 minute is 8%, but a request cannot go below one minute: no advice.
+    let minimal = table(&[row(
+        "12",
+        "12",
+        "x",
+        "COMPLETED",
+        "00:00:05",
+        "00:01:00",
+        "",
+    )]);
+    assert!(audit(&minimal, &AuditOptions::default()).groups[0]
+        .advice
+        .is_empty());
     // Nothing finished: no figure, and the report says so.
     let pending = table(&[row(
         "10_[0-9]", "10", "x", "PENDING", "00:00:00", "00:30:00", "",

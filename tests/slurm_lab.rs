@@ -28,7 +28,7 @@ fn calib_audit(args: &[&str]) -> serde_json::Value {
 }
 
 /// An array of 4 tasks sleeping 2, 4, 6 and 8 s, named and commented as
-/// `calib budget`'s sbatch lines do, with a 1-minute limit.
+/// `calib budget`'s sbatch lines do, with a 10-minute limit.
 #[test]
 #[ignore = "needs the Slurm lab: scripts/slurm-lab start; run with --ignored"]
 fn array_job_audited_per_stratum() {
@@ -39,7 +39,7 @@ fn array_job_audited_per_stratum() {
         "#!/bin/bash\nsleep $(( (SLURM_ARRAY_TASK_ID + 1) * 2 ))\n",
         &[
             "--array=0-3",
-            "--time=1",
+            "--time=10",
             "--job-name=calib-lab-array",
             "--comment=calib stratum=lab=array",
             "--output=slurm-%A_%a.out",
@@ -58,7 +58,7 @@ fn array_job_audited_per_stratum() {
     let u = &g["usage"];
     assert_eq!(u["tasks"], 4);
     assert_eq!(u["states"]["COMPLETED"], 4);
-    assert_eq!(u["limits_s"], serde_json::json!([60]));
+    assert_eq!(u["limits_s"], serde_json::json!([600]));
     assert_eq!(g["arrays"][0]["array"], id.as_str());
     // The slowest task is the one that slept 8 s (task 3); Elapsed is whole
     // seconds and includes a little start-up.
@@ -70,10 +70,10 @@ fn array_job_audited_per_stratum() {
     let min = u["completed_min_s"].as_u64().unwrap();
     assert!((2..=5).contains(&min), "min {min}");
     let used = slowest["used"].as_f64().unwrap();
-    assert!((used - elapsed as f64 / 60.0).abs() < 1e-12);
+    assert!((used - elapsed as f64 / 600.0).abs() < 1e-12);
     let headroom = u["headroom"].as_f64().unwrap();
-    assert!((headroom - 60.0 / elapsed as f64).abs() < 1e-12);
-    // Under 40% used: the advice is to ask for less.
+    assert!((headroom - 600.0 / elapsed as f64).abs() < 1e-12);
+    // Far under 40% used: ask for 1.5x the slowest, i.e. the 1-minute minimum.
     assert_eq!(g["advice"][0]["kind"], "too_loose");
     assert_eq!(g["advice"][0]["suggest"], "00:01:00");
 

@@ -33,7 +33,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
-use crate::slurm::time::format_sbatch_time;
+use crate::slurm::time::{format_sbatch_time, sbatch_minutes};
 use crate::stratum::Stratum;
 use crate::timings::Timings;
 
@@ -490,10 +490,17 @@ pub fn advise(usage: &Usage) -> Vec<Advice> {
             used: s.used,
             suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),
         }),
-        Some(s) if s.used < LOW_USE => advice.push(Advice::TooLoose {
-            used: s.used,
-            suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),
-        }),
+        // Only when the suggestion is shorter than what was asked (Slurm counts
+        // whole minutes, so a 1-minute limit cannot shrink).
+        Some(s)
+            if s.used < LOW_USE
+                && sbatch_minutes(s.elapsed_s as f64 * SUGGESTED_HEADROOM) * 60 < s.limit_s =>
+        {
+            advice.push(Advice::TooLoose {
+                used: s.used,
+                suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),
+            })
+        }
         Some(_) => {}
     }
     advice

@@ -31,7 +31,12 @@ fn states(usage: &Usage) -> String {
 /// The human-readable report.
 pub fn render_table(audit: &Audit) -> String {
     let mut out = String::new();
-    let _ = write!(out, "calib audit: {} job rows", audit.job_rows);
+    let _ = write!(
+        out,
+        "calib audit: {} job row{}",
+        audit.job_rows,
+        if audit.job_rows == 1 { "" } else { "s" }
+    );
     if audit.skipped_rows > 0 {
         let _ = write!(out, " ({} step rows left out)", audit.skipped_rows);
     }
