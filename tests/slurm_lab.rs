@@ -139,3 +139,37 @@ fn walltime_kill_reported_as_timeout_with_unit_reached() {
     assert_eq!(g["advice"][0]["kind"], "timeouts");
     assert_eq!(g["advice"][0]["suggest"], "00:13:00");
 }
+
+/// `scripts/slurm-lab start` while the lab runs changes nothing: same daemons,
+/// same pids, and `status` says so.
+#[test]
+#[ignore = "needs the Slurm lab: scripts/slurm-lab start; run with --ignored"]
+fn lab_start_is_idempotent() {
+    require_lab();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-lab");
+    let status = || {
+        let out = Command::new(script).arg("status").output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "slurm-lab status: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .filter(|l| l.contains("running (pid"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let before = status();
+    assert_eq!(before.len(), 5, "{before:?}");
+    let out = Command::new(script).arg("start").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        !err.contains(" started") && !err.contains("wrote "),
+        "{err}"
+    );
+    assert_eq!(status(), before);
+}
