@@ -138,6 +138,13 @@ fn seed_case_7_through_the_binary_from_stdin_file_and_text() {
     assert_eq!(g["source"], "comment");
     assert_eq!(g["usage"]["slowest"]["job_id"], "5000_2");
     assert_eq!(g["usage"]["slowest"]["used"].as_f64(), Some(0.68));
+    let tasks = g["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 5);
+    assert_eq!(tasks[1]["job_id"], "5000_1");
+    assert_eq!(tasks[1]["state"], "COMPLETED");
+    assert_eq!(tasks[1]["elapsed_s"], 930);
+    assert_eq!(tasks[1]["limit_s"], 1800);
+    assert_eq!(tasks[1]["used"].as_f64(), Some(930.0 / 1800.0));
     let headroom = g["usage"]["headroom"].as_f64().unwrap();
     assert!((headroom - 1.4706).abs() < 1e-4);
 

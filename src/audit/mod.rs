@@ -221,7 +221,21 @@ pub struct GroupAudit {
     pub source: GroupSource,
     pub usage: Usage,
     pub arrays: Vec<ArrayAudit>,
+    /// Every task of the group: its elapsed time against its limit.
+    pub tasks: Vec<TaskUse>,
     pub advice: Vec<Advice>,
+}
+
+/// One task: elapsed against its time limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskUse {
+    pub job_id: String,
+    pub state: String,
+    pub elapsed_s: Option<u64>,
+    /// The finite time limit; `None` for UNLIMITED, Partition_Limit or unknown.
+    pub limit_s: Option<u64>,
+    /// elapsed / limit when both are known.
+    pub used: Option<f64>,
 }
 
 /// The audit of a sacct table.
@@ -361,11 +375,36 @@ pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
                 })
                 .collect();
             let advice = advise(&usage);
+            let tasks = rows
+                .iter()
+                .map(|row| {
+                    let limit_s = row.timelimit_s();
+                    TaskUse {
+                        job_id: row
+                            .job_id
+                            .as_ref()
+                            .map(|j| j.text.clone())
+                            .unwrap_or_default(),
+                        state: row
+                            .state
+                            .as_ref()
+                            .map(|s| s.to_string())
+                            .unwrap_or_default(),
+                        elapsed_s: row.elapsed_s,
+                        limit_s,
+                        used: match (row.elapsed_s, limit_s) {
+                            (Some(e), Some(l)) if l > 0 => Some(e as f64 / l as f64),
+                            _ => None,
+                        },
+                    }
+                })
+                .collect();
             GroupAudit {
                 group,
                 source,
                 usage,
                 arrays,
+                tasks,
                 advice,
             }
         })
