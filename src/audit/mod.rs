@@ -1,1 +1,546 @@
-//! Reading sacct afterwards: what each task really used (PLACEHOLDER).
+//! Reading sacct afterwards: what each task of a campaign really used of the
+//! time it asked for.
+//!
+//! Input: job rows of `sacct -P -X` (step rows are skipped: the job row carries
+//! the outcome; a `.batch` step of a timed-out job reads `CANCELLED`, see the
+//! project's notes on Slurm formats, section 4). Rows are grouped by stratum,
+//! recognised in this order:
+//!
+//! 1. the comment `calib stratum=<canonical stratum>` that `calib budget`'s
+//!    sbatch lines set (stored by sacct only where the site sets
+//!    `AccountingStoreFlags=job_comment`);
+//! 2. `--by-name REGEX` on the job name (its first capture group, or the match);
+//! 3. the job name `calib-<stratum slug>` that `calib budget` sets;
+//! 4. otherwise the job name itself.
+//!
+//! Within a group, tasks are also summarised per array (the array's master job
+//! id; a job outside any array is its own "array").
+//!
+//! The figure that matters (design case 7): the **share of its budget that the
+//! slowest task used**, `max(elapsed / time limit)` over the tasks that ran to an
+//! end set by their work or their limit (COMPLETED and TIMEOUT), and the real
+//! **headroom**, its inverse (68% used is 1.47x, whatever the budget was meant to
+//! be). Advice follows when the headroom is far above need (the slowest task
+//! used less than [`LOW_USE`]: a shorter request starts sooner) or below it (a
+//! TIMEOUT, or more than [`HIGH_USE`] used).
+
+mod render;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
+use crate::slurm::time::{format_sbatch_time, sbatch_minutes};
+use crate::stratum::Stratum;
+use crate::timings::Timings;
+
+pub use render::{clock, render_json, render_table};
+
+/// Below this share of its budget used by the slowest task, calib suggests a
+/// shorter request.
+pub const LOW_USE: f64 = 0.40;
+/// Above this share, calib warns that the margin is too thin.
+pub const HIGH_USE: f64 = 0.90;
+/// The headroom calib suggests over the slowest task when it proposes a time.
+pub const SUGGESTED_HEADROOM: f64 = 1.5;
+
+/// A share as a whole percentage; `<1%` for a small nonzero share (so that a
+/// task that did run never reads as having used nothing).
+pub fn percent(used: f64) -> String {
+    if used > 0.0 && used < 0.005 {
+        "<1%".to_string()
+    } else {
+        format!("{:.0}%", used * 100.0)
+    }
+}
+
+/// The comment prefix that `calib budget` puts in `--comment`.
+pub const COMMENT_PREFIX: &str = "calib stratum=";
+/// The job-name prefix that `calib budget` puts in `--job-name`.
+pub const NAME_PREFIX: &str = "calib-";
+
+/// How a group's name was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupSource {
+    /// `--comment="calib stratum=..."`.
+    Comment,
+    /// `--by-name REGEX`.
+    NameRegex,
+    /// `--job-name=calib-<slug>`.
+    CalibName,
+    /// Any other job name.
+    JobName,
+}
+
+impl fmt::Display for GroupSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GroupSource::Comment => "from the job comment",
+            GroupSource::NameRegex => "from the job name, by --by-name",
+            GroupSource::CalibName => "from the calib- job name",
+            GroupSource::JobName => "by job name",
+        })
+    }
+}
+
+/// How to group and what to match.
+#[derive(Debug, Default)]
+pub struct AuditOptions<'a> {
+    /// `--by-name`: a regex on the job name; its first capture group (or the
+    /// whole match) names the group.
+    pub by_name: Option<Regex>,
+    /// Probe timings of the campaign's tasks, matched by job id.
+    pub timings: Option<&'a Timings>,
+    /// The number of units each task had to do (`--units`).
+    pub units: Option<u64>,
+}
+
+/// The task that used the largest share of its budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Slowest {
+    pub job_id: String,
+    pub state: String,
+    pub elapsed_s: u64,
+    pub limit_s: u64,
+    /// elapsed / limit.
+    pub used: f64,
+}
+
+/// A task killed at its time limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimedOut {
+    pub job_id: String,
+    pub elapsed_s: u64,
+    pub limit_s: Option<u64>,
+    /// The last unit its probe timings recorded, when they were given.
+    pub unit_reached: Option<u64>,
+    /// Seconds from the run's start to that unit.
+    pub unit_elapsed_s: Option<f64>,
+    /// With `--units`: the time a whole run would need at the pace measured
+    /// up to the unit reached (a linear estimate, a floor when cost grows).
+    pub projected_s: Option<f64>,
+}
+
+/// Outcome and use of a set of tasks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Usage {
+    /// Tasks counted (an unsplit pending range counts its tasks when known).
+    pub tasks: u64,
+    /// Tasks by state (`CANCELLED by 0` counts as `CANCELLED`).
+    pub states: BTreeMap<String, u64>,
+    /// The distinct finite time limits, in seconds.
+    pub limits_s: Vec<u64>,
+    /// Elapsed of COMPLETED tasks: fewest, median, most seconds.
+    pub completed_min_s: Option<u64>,
+    pub completed_median_s: Option<f64>,
+    pub completed_max_s: Option<u64>,
+    pub slowest: Option<Slowest>,
+    /// limit / elapsed of the slowest task: the real headroom.
+    pub headroom: Option<f64>,
+    pub timeouts: Vec<TimedOut>,
+}
+
+/// One array (or single job) inside a group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArrayAudit {
+    /// The array's master job id, or the job id of a job outside any array.
+    pub array: String,
+    pub usage: Usage,
+}
+
+/// What calib suggests for a group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Advice {
+    /// Some tasks were killed at their limit.
+    Timeouts {
+        count: u64,
+        /// A time for `sbatch --time` when a projection exists.
+        suggest: Option<String>,
+    },
+    /// The slowest task came too close to its limit.
+    TooClose { used: f64, suggest: String },
+    /// The slowest task used little of its budget: ask for less, start sooner.
+    TooLoose { used: f64, suggest: String },
+    /// No task finished with a known limit: nothing to measure.
+    NothingMeasured,
+}
+
+impl fmt::Display for Advice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Advice::Timeouts { count, suggest } => {
+                write!(
+                    f,
+                    "{count} task{} hit the time limit: the budget was too short",
+                    if *count == 1 { "" } else { "s" }
+                )?;
+                match suggest {
+                    Some(time) => write!(
+                        f,
+                        "; at the pace they reached, a whole run needs at least {time}: ask for more, \
+                         and feed their timings to calib fit"
+                    ),
+                    None => write!(
+                        f,
+                        "; pass --timings with their probe files (and --units) to see how far they got, \
+                         then re-run calib fit and calib budget"
+                    ),
+                }
+            }
+            Advice::TooClose { used, suggest } => write!(
+                f,
+                "the slowest task used {} of its budget: a slightly slower node or input \
+                 would be killed; ask for {suggest} ({SUGGESTED_HEADROOM}x the slowest)",
+                percent(*used)
+            ),
+            Advice::TooLoose { used, suggest } => write!(
+                f,
+                "the slowest task used only {} of its budget: you could ask for {suggest} \
+                 ({SUGGESTED_HEADROOM}x the slowest) and start sooner (shorter jobs backfill \
+                 earlier and may fit a smaller partition)",
+                percent(*used)
+            ),
+            Advice::NothingMeasured => write!(
+                f,
+                "no task completed or timed out with a known time limit: nothing to measure yet"
+            ),
+        }
+    }
+}
+
+/// One stratum (or job name) of the campaign.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupAudit {
+    /// The canonical stratum, the name's slug, the regex capture or the job name.
+    pub group: String,
+    pub source: GroupSource,
+    pub usage: Usage,
+    pub arrays: Vec<ArrayAudit>,
+    /// Every task of the group: its elapsed time against its limit.
+    pub tasks: Vec<TaskUse>,
+    pub advice: Vec<Advice>,
+}
+
+/// One task: elapsed against its time limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskUse {
+    pub job_id: String,
+    pub state: String,
+    pub elapsed_s: Option<u64>,
+    /// The finite time limit; `None` for UNLIMITED, Partition_Limit or unknown.
+    pub limit_s: Option<u64>,
+    /// elapsed / limit when both are known.
+    pub used: Option<f64>,
+}
+
+/// The audit of a sacct table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Audit {
+    pub groups: Vec<GroupAudit>,
+    /// Job rows used.
+    pub job_rows: usize,
+    /// Step rows (and het components after the first) left out.
+    pub skipped_rows: usize,
+    /// Rows that repeated a JobID already seen (the last one was kept).
+    pub duplicate_rows: usize,
+}
+
+/// True for the rows `sacct -X` keeps for outcome: not a step, and for a
+/// heterogeneous job only its first component.
+pub fn is_job_row(id: &JobId) -> bool {
+    !id.is_step() && !matches!(id.kind, JobKind::HetComponent(n) if n > 0)
+}
+
+/// The stratum in a job's comment `calib stratum=<canonical>`, if any.
+pub fn comment_stratum(row: &SacctRow) -> Option<Stratum> {
+    let comment = row.comment.as_deref()?;
+    let pos = comment.find(COMMENT_PREFIX)?;
+    Stratum::parse(comment[pos + COMMENT_PREFIX.len()..].trim()).ok()
+}
+
+/// The group a row belongs to.
+pub fn group_of(row: &SacctRow, by_name: Option<&Regex>) -> (String, GroupSource) {
+    if let Some(stratum) = comment_stratum(row) {
+        return (stratum.to_string(), GroupSource::Comment);
+    }
+    let name = row.job_name.as_deref().unwrap_or("");
+    if let Some(re) = by_name {
+        if let Some(caps) = re.captures(name) {
+            let found = caps.get(1).or_else(|| caps.get(0)).map(|m| m.as_str());
+            if let Some(found) = found.filter(|s| !s.is_empty()) {
+                return (found.to_string(), GroupSource::NameRegex);
+            }
+        }
+    }
+    if let Some(slug) = name.strip_prefix(NAME_PREFIX).filter(|s| !s.is_empty()) {
+        return (slug.to_string(), GroupSource::CalibName);
+    }
+    let name = if name.is_empty() { "(no name)" } else { name };
+    (name.to_string(), GroupSource::JobName)
+}
+
+/// How far a run got, from its probe timings.
+#[derive(Debug, Clone, Copy)]
+struct Reached {
+    unit: u64,
+    elapsed_s: f64,
+}
+
+fn reached_by_job(timings: Option<&Timings>) -> HashMap<String, Reached> {
+    let mut out = HashMap::new();
+    let Some(timings) = timings else {
+        return out;
+    };
+    for run in &timings.runs {
+        let Some(job) = &run.fingerprint.job_id else {
+            continue;
+        };
+        if let Some(&(unit, elapsed_s)) = run.points.last() {
+            let entry = out
+                .entry(job.clone())
+                .or_insert(Reached { unit, elapsed_s });
+            if unit > entry.unit {
+                *entry = Reached { unit, elapsed_s };
+            }
+        }
+    }
+    out
+}
+
+/// Audits the job rows of a sacct table.
+pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
+    let reached = reached_by_job(options.timings);
+    // Job rows only, the last row of each JobID.
+    let mut skipped_rows = 0;
+    let mut duplicate_rows = 0;
+    let mut order: Vec<String> = Vec::new();
+    let mut latest: HashMap<String, &SacctRow> = HashMap::new();
+    for row in &table.rows {
+        let Some(id) = &row.job_id else {
+            skipped_rows += 1;
+            continue;
+        };
+        if !is_job_row(id) {
+            skipped_rows += 1;
+            continue;
+        }
+        if latest.insert(id.text.clone(), row).is_some() {
+            duplicate_rows += 1;
+        } else {
+            order.push(id.text.clone());
+        }
+    }
+    // Group, keeping first-seen order.
+    let mut groups: Vec<(String, GroupSource, Vec<&SacctRow>)> = Vec::new();
+    for id in &order {
+        let row = latest[id];
+        let (name, source) = group_of(row, options.by_name.as_ref());
+        match groups
+            .iter_mut()
+            .find(|(n, s, _)| *n == name && *s == source)
+        {
+            Some((_, _, rows)) => rows.push(row),
+            None => groups.push((name, source, vec![row])),
+        }
+    }
+    let groups = groups
+        .into_iter()
+        .map(|(group, source, rows)| {
+            let usage = usage_of(&rows, &reached, options.units);
+            let mut arrays: Vec<(String, Vec<&SacctRow>)> = Vec::new();
+            for row in &rows {
+                let key = row
+                    .job_id
+                    .as_ref()
+                    .map(|id| match id.array_job() {
+                        Some(job) => job.to_string(),
+                        None => id.allocation_text().to_string(),
+                    })
+                    .unwrap_or_default();
+                match arrays.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, list)) => list.push(row),
+                    None => arrays.push((key, vec![row])),
+                }
+            }
+            let arrays = arrays
+                .into_iter()
+                .map(|(array, rows)| ArrayAudit {
+                    array,
+                    usage: usage_of(&rows, &reached, options.units),
+                })
+                .collect();
+            let advice = advise(&usage);
+            let tasks = rows
+                .iter()
+                .map(|row| {
+                    let limit_s = row.timelimit_s();
+                    TaskUse {
+                        job_id: row
+                            .job_id
+                            .as_ref()
+                            .map(|j| j.text.clone())
+                            .unwrap_or_default(),
+                        state: row
+                            .state
+                            .as_ref()
+                            .map(|s| s.to_string())
+                            .unwrap_or_default(),
+                        elapsed_s: row.elapsed_s,
+                        limit_s,
+                        used: match (row.elapsed_s, limit_s) {
+                            (Some(e), Some(l)) if l > 0 => Some(e as f64 / l as f64),
+                            _ => None,
+                        },
+                    }
+                })
+                .collect();
+            GroupAudit {
+                group,
+                source,
+                usage,
+                arrays,
+                tasks,
+                advice,
+            }
+        })
+        .collect();
+    Audit {
+        groups,
+        job_rows: order.len(),
+        skipped_rows,
+        duplicate_rows,
+    }
+}
+
+fn usage_of(rows: &[&SacctRow], reached: &HashMap<String, Reached>, units: Option<u64>) -> Usage {
+    let mut u = Usage::default();
+    let mut completed: Vec<u64> = Vec::new();
+    for row in rows {
+        let tasks = row
+            .job_id
+            .as_ref()
+            .and_then(|id| id.pending_task_count())
+            .unwrap_or(1);
+        u.tasks += tasks;
+        let state = row
+            .state
+            .clone()
+            .unwrap_or_else(|| JobState::Other("(unknown)".into()));
+        *u.states.entry(state.name().to_string()).or_insert(0) += tasks;
+        let limit = row.timelimit_s();
+        if let Some(l) = limit {
+            if !u.limits_s.contains(&l) {
+                u.limits_s.push(l);
+            }
+        }
+        let id = row
+            .job_id
+            .as_ref()
+            .map(|j| j.text.clone())
+            .unwrap_or_default();
+        if state == JobState::Completed {
+            if let Some(e) = row.elapsed_s {
+                completed.push(e);
+            }
+        }
+        if matches!(state, JobState::Completed | JobState::Timeout) {
+            if let (Some(e), Some(l)) = (row.elapsed_s, limit.filter(|&l| l > 0)) {
+                let used = e as f64 / l as f64;
+                if u.slowest.as_ref().is_none_or(|s| used > s.used) {
+                    u.slowest = Some(Slowest {
+                        job_id: id.clone(),
+                        state: state.name().to_string(),
+                        elapsed_s: e,
+                        limit_s: l,
+                        used,
+                    });
+                }
+            }
+        }
+        if state == JobState::Timeout {
+            let raw = row.job_id_raw.as_ref().map(|j| j.text.clone());
+            let hit = reached
+                .get(&id)
+                .or_else(|| raw.as_ref().and_then(|r| reached.get(r)));
+            let projected_s = match (hit, units) {
+                (Some(r), Some(n)) if r.unit > 0 => Some(r.elapsed_s * n as f64 / r.unit as f64),
+                _ => None,
+            };
+            u.timeouts.push(TimedOut {
+                job_id: id,
+                elapsed_s: row.elapsed_s.unwrap_or(0),
+                limit_s: limit,
+                unit_reached: hit.map(|r| r.unit),
+                unit_elapsed_s: hit.map(|r| r.elapsed_s),
+                projected_s,
+            });
+        }
+    }
+    u.limits_s.sort_unstable();
+    completed.sort_unstable();
+    u.completed_min_s = completed.first().copied();
+    u.completed_max_s = completed.last().copied();
+    u.completed_median_s = median(&completed);
+    u.headroom = u
+        .slowest
+        .as_ref()
+        .filter(|s| s.elapsed_s > 0)
+        .map(|s| s.limit_s as f64 / s.elapsed_s as f64);
+    u
+}
+
+fn median(sorted: &[u64]) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    Some(if n % 2 == 1 {
+        sorted[n / 2] as f64
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
+    })
+}
+
+/// What to tell the user about a group.
+pub fn advise(usage: &Usage) -> Vec<Advice> {
+    let mut advice = Vec::new();
+    if !usage.timeouts.is_empty() {
+        let projected = usage
+            .timeouts
+            .iter()
+            .filter_map(|t| t.projected_s)
+            .fold(None, |acc: Option<f64>, p| {
+                Some(acc.map_or(p, |a| a.max(p)))
+            });
+        advice.push(Advice::Timeouts {
+            count: usage.timeouts.len() as u64,
+            suggest: projected.map(|p| format_sbatch_time(p * SUGGESTED_HEADROOM)),
+        });
+        return advice;
+    }
+    match &usage.slowest {
+        None => advice.push(Advice::NothingMeasured),
+        Some(s) if s.used > HIGH_USE => advice.push(Advice::TooClose {
+            used: s.used,
+            suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),
+        }),
+        // Only when the suggestion is shorter than what was asked (Slurm counts
+        // whole minutes, so a 1-minute limit cannot shrink).
+        Some(s)
+            if s.used < LOW_USE
+                && sbatch_minutes(s.elapsed_s as f64 * SUGGESTED_HEADROOM) * 60 < s.limit_s =>
+        {
+            advice.push(Advice::TooLoose {
+                used: s.used,
+                suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),
+            })
+        }
+        Some(_) => {}
+    }
+    advice
+}

@@ -1,0 +1,601 @@
+//! `calib audit`: the library on synthetic and recorded sacct text, and the
+//! binary end to end (SACCT as @FILE, stdin, text; JSON; --write-timings).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use calib::audit::{audit, group_of, render_table, Advice, AuditOptions, GroupSource};
+use calib::error::Origin;
+use calib::slurm::sacct::{parse_sacct, SacctOptions, SacctTable};
+use calib::stratum::Stratum;
+use calib::timings::{read_timings, Fingerprint, IngestOptions, TimingRow, TimingsWriter};
+use regex::Regex;
+
+const HEADER: &str = "JobID|JobIDRaw|JobName|Partition|State|ExitCode|Elapsed|ElapsedRaw|Timelimit|TimelimitRaw|NodeList|Start|End|Comment";
+
+/// One job row in the column order calib asks sacct for.
+fn row(
+    id: &str,
+    raw: &str,
+    name: &str,
+    state: &str,
+    elapsed: &str,
+    limit: &str,
+    comment: &str,
+) -> String {
+    format!("{id}|{raw}|{name}|cpubase_bycore_b1|{state}|0:0|{elapsed}||{limit}||node1|2026-11-20T10:00:00|2026-11-20T11:00:00|{comment}")
+}
+
+fn table(lines: &[String]) -> SacctTable {
+    let text = format!("{HEADER}\n{}\n", lines.join("\n"));
+    parse_sacct(&text, &Origin::Stdin, &SacctOptions::default()).unwrap()
+}
+
+/// Design case 7: a campaign sized at "10x the projection" (3 min projected,
+/// 30 min asked) whose slowest task used 68% of its budget: 20:24 of 30:00.
+fn seed_case_7() -> String {
+    let comment = "calib stratum=dataset=Y";
+    let name = "calib-dataset-Y";
+    let elapsed = ["00:12:00", "00:15:30", "00:20:24", "00:09:45", "00:18:02"];
+    let mut lines = vec![HEADER.to_string()];
+    for (task, e) in elapsed.iter().enumerate() {
+        let id = format!("5000_{task}");
+        let raw = if task == 4 { 5000 } else { 5001 + task };
+        lines.push(row(
+            &id,
+            &raw.to_string(),
+            name,
+            "COMPLETED",
+            e,
+            "00:30:00",
+            comment,
+        ));
+        // Step rows, as plain `sacct -P` (without -X) prints them.
+        lines.push(format!(
+            "{id}.batch|{raw}.batch|batch||COMPLETED|0:0|{e}||||node1|||"
+        ));
+        lines.push(format!(
+            "{id}.extern|{raw}.extern|extern||COMPLETED|0:0|{e}||||node1|||"
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn seed_case_7_slowest_task_used_68_percent_headroom_1_47() {
+    let t = parse_sacct(&seed_case_7(), &Origin::Stdin, &SacctOptions::default()).unwrap();
+    let a = audit(&t, &AuditOptions::default());
+    assert_eq!(a.job_rows, 5);
+    assert_eq!(a.skipped_rows, 10);
+    assert_eq!(a.groups.len(), 1);
+    let g = &a.groups[0];
+    assert_eq!(g.group, "dataset=Y");
+    assert_eq!(g.source, GroupSource::Comment);
+    assert_eq!(g.usage.tasks, 5);
+    assert_eq!(g.usage.states.get("COMPLETED"), Some(&5));
+    assert_eq!(g.usage.limits_s, [1800]);
+    let slowest = g.usage.slowest.as_ref().unwrap();
+    assert_eq!(slowest.job_id, "5000_2");
+    assert_eq!(slowest.elapsed_s, 1224);
+    assert!((slowest.used - 0.68).abs() < 1e-12, "{}", slowest.used);
+    let headroom = g.usage.headroom.unwrap();
+    assert!((headroom - 1800.0 / 1224.0).abs() < 1e-12);
+    assert_eq!(format!("{headroom:.2}"), "1.47");
+    assert_eq!(g.usage.completed_min_s, Some(585));
+    assert_eq!(g.usage.completed_median_s, Some(930.0));
+    assert_eq!(g.usage.completed_max_s, Some(1224));
+    // 68% is inside [40%, 90%]: no advice.
+    assert!(g.advice.is_empty(), "{:?}", g.advice);
+    assert_eq!(g.arrays.len(), 1);
+    assert_eq!(g.arrays[0].array, "5000");
+    let text = render_table(&a);
+    assert!(text.contains("the slowest task (5000_2, COMPLETED) used 68% of its budget (00:20:24 of 00:30:00): headroom 1.47x"), "{text}");
+    assert!(text.contains("(10 step rows left out)"), "{text}");
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_calib"))
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn seed_case_7_through_the_binary_from_stdin_file_and_text() {
+    let dir = tmp();
+    let file = dir.path().join("sacct.txt");
+    std::fs::write(&file, seed_case_7()).unwrap();
+    let at = format!("@{}", file.display());
+    let out = bin().args(["audit", &at]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("used 68% of its budget"), "{text}");
+    assert!(text.contains("headroom 1.47x"), "{text}");
+
+    let mut child = bin()
+        .args(["audit", "-", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(seed_case_7().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = &json["groups"][0];
+    assert_eq!(g["group"], "dataset=Y");
+    assert_eq!(g["source"], "comment");
+    assert_eq!(g["usage"]["slowest"]["job_id"], "5000_2");
+    assert_eq!(g["usage"]["slowest"]["used"].as_f64(), Some(0.68));
+    let tasks = g["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 5);
+    assert_eq!(tasks[1]["job_id"], "5000_1");
+    assert_eq!(tasks[1]["state"], "COMPLETED");
+    assert_eq!(tasks[1]["elapsed_s"], 930);
+    assert_eq!(tasks[1]["limit_s"], 1800);
+    assert_eq!(tasks[1]["used"].as_f64(), Some(930.0 / 1800.0));
+    let headroom = g["usage"]["headroom"].as_f64().unwrap();
+    assert!((headroom - 1.4706).abs() < 1e-4);
+
+    let out = bin().args(["audit", &seed_case_7()]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("used 68%"));
+}
+
+#[test]
+fn advice_when_far_above_or_below_need() {
+    // 7:30 of 30:00 = 25%: ask for 1.5 x 7:30 = 11:15 -> 00:12:00.
+    let loose = table(&[
+        row(
+            "7_0",
+            "7",
+            "calib-a",
+            "COMPLETED",
+            "00:07:30",
+            "00:30:00",
+            "",
+        ),
+        row(
+            "7_1",
+            "8",
+            "calib-a",
+            "COMPLETED",
+            "00:05:00",
+            "00:30:00",
+            "",
+        ),
+    ]);
+    let a = audit(&loose, &AuditOptions::default());
+    let g = &a.groups[0];
+    assert_eq!((g.group.as_str(), g.source), ("a", GroupSource::CalibName));
+    assert_eq!(
+        g.advice,
+        [Advice::TooLoose {
+            used: 0.25,
+            suggest: "00:12:00".into()
+        }]
+    );
+    assert!(g.advice[0]
+        .to_string()
+        .contains("you could ask for 00:12:00"));
+    // 57:00 of 1:00:00 = 95%: too thin; 1.5 x 57 min = 85.5 -> 01:26:00.
+    let close = table(&[row(
+        "8",
+        "8",
+        "calib-b",
+        "COMPLETED",
+        "00:57:00",
+        "01:00:00",
+        "",
+    )]);
+    let g = &audit(&close, &AuditOptions::default()).groups[0];
+    assert_eq!(
+        g.advice,
+        [Advice::TooClose {
+            used: 0.95,
+            suggest: "01:26:00".into()
+        }]
+    );
+    // Exactly at the thresholds: no advice (40% and 90% are acceptable).
+    for elapsed in ["00:12:00", "00:27:00"] {
+        let ok = table(&[row("9", "9", "x", "COMPLETED", elapsed, "00:30:00", "")]);
+        assert!(audit(&ok, &AuditOptions::default()).groups[0]
+            .advice
+            .is_empty());
+    }
+    // 5 s of 1 minute is 8%, but a request cannot go below one minute: no advice.
+    let minimal = table(&[row(
+        "12",
+        "12",
+        "x",
+        "COMPLETED",
+        "00:00:05",
+        "00:01:00",
+        "",
+    )]);
+    assert!(audit(&minimal, &AuditOptions::default()).groups[0]
+        .advice
+        .is_empty());
+    // Nothing finished: no figure, and the report says so.
+    let pending = table(&[row(
+        "10_[0-9]", "10", "x", "PENDING", "00:00:00", "00:30:00", "",
+    )]);
+    let g = &audit(&pending, &AuditOptions::default()).groups[0];
+    assert_eq!(g.usage.tasks, 10);
+    assert_eq!(g.usage.states.get("PENDING"), Some(&10));
+    assert_eq!(g.advice, [Advice::NothingMeasured]);
+}
+
+#[test]
+fn timeouts_report_the_unit_reached_from_probe_timings() {
+    let dir = tmp();
+    let csv = dir.path().join("task-3.csv");
+    let mut w = TimingsWriter::create_new(&csv).unwrap();
+    let stratum = Stratum::parse("dataset=Z").unwrap();
+    for unit in 1..=40u64 {
+        w.append(&TimingRow {
+            run: "r3".into(),
+            stratum: stratum.clone(),
+            unit,
+            elapsed_s: 5.0 + 44.0 * unit as f64,
+            unit_s: None,
+            fingerprint: Fingerprint {
+                job_id: Some("6003".into()),
+                ..Fingerprint::default()
+            },
+            end: None,
+        })
+        .unwrap();
+    }
+    drop(w);
+    let timings = read_timings(&[dir.path().to_path_buf()], &IngestOptions::default()).unwrap();
+    let t = table(&[
+        row(
+            "6000_0",
+            "6001",
+            "calib-dataset-Z",
+            "COMPLETED",
+            "00:25:00",
+            "00:30:00",
+            "calib stratum=dataset=Z",
+        ),
+        // Matched through JobIDRaw (what SLURM_JOB_ID holds in a task).
+        row(
+            "6000_1",
+            "6003",
+            "calib-dataset-Z",
+            "TIMEOUT",
+            "00:30:05",
+            "00:30:00",
+            "calib stratum=dataset=Z",
+        ),
+        row(
+            "6000_2",
+            "6000",
+            "calib-dataset-Z",
+            "TIMEOUT",
+            "00:30:30",
+            "00:30:00",
+            "calib stratum=dataset=Z",
+        ),
+    ]);
+    let options = AuditOptions {
+        timings: Some(&timings),
+        units: Some(100),
+        ..AuditOptions::default()
+    };
+    let a = audit(&t, &options);
+    let g = &a.groups[0];
+    assert_eq!(g.usage.states.get("TIMEOUT"), Some(&2));
+    let tos = &g.usage.timeouts;
+    assert_eq!(tos.len(), 2);
+    assert_eq!(tos[0].job_id, "6000_1");
+    assert_eq!(tos[0].unit_reached, Some(40));
+    assert_eq!(tos[0].unit_elapsed_s, Some(5.0 + 44.0 * 40.0));
+    // 1765 s for 40 units -> 100 units: 4412.5 s.
+    assert_eq!(tos[0].projected_s, Some(4412.5));
+    assert_eq!(tos[1].unit_reached, None);
+    // A TIMEOUT used more than its budget; it is the slowest.
+    assert_eq!(g.usage.slowest.as_ref().unwrap().job_id, "6000_2");
+    // 1.5 x 4412.5 = 6618.75 s -> 111 minutes.
+    assert_eq!(
+        g.advice,
+        [Advice::Timeouts {
+            count: 2,
+            suggest: Some("01:51:00".into())
+        }]
+    );
+    let text = render_table(&a);
+    assert!(
+        text.contains(
+            "TIMEOUT 6000_1 after 00:30:05 (limit 00:30:00), reached unit 40 at 00:29:25"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn grouping_by_comment_regex_calib_name_and_job_name() {
+    let t = table(&[
+        row(
+            "1",
+            "1",
+            "calib-x",
+            "COMPLETED",
+            "00:01:00",
+            "00:10:00",
+            "calib stratum=model=7B,dataset=Y",
+        ),
+        row(
+            "2",
+            "2",
+            "sweep-ds3-seed1",
+            "COMPLETED",
+            "00:01:00",
+            "00:10:00",
+            "",
+        ),
+        row(
+            "3",
+            "3",
+            "sweep-ds3-seed2",
+            "COMPLETED",
+            "00:01:00",
+            "00:10:00",
+            "",
+        ),
+        row(
+            "4",
+            "4",
+            "calib-dataset-Y",
+            "COMPLETED",
+            "00:01:00",
+            "00:10:00",
+            "",
+        ),
+        row("5", "5", "train", "COMPLETED", "00:01:00", "00:10:00", ""),
+        row("6", "6", "", "COMPLETED", "00:01:00", "00:10:00", ""),
+    ]);
+    let re = Regex::new(r"^sweep-(ds\d+)-seed").unwrap();
+    let options = AuditOptions {
+        by_name: Some(re.clone()),
+        ..AuditOptions::default()
+    };
+    let a = audit(&t, &options);
+    let groups: Vec<(&str, GroupSource, u64)> = a
+        .groups
+        .iter()
+        .map(|g| (g.group.as_str(), g.source, g.usage.tasks))
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("dataset=Y,model=7B", GroupSource::Comment, 1),
+            ("ds3", GroupSource::NameRegex, 2),
+            ("dataset-Y", GroupSource::CalibName, 1),
+            ("train", GroupSource::JobName, 1),
+            ("(no name)", GroupSource::JobName, 1),
+        ]
+    );
+    assert_eq!(group_of(&t.rows[1], None).1, GroupSource::JobName);
+}
+
+#[test]
+fn repeated_job_ids_keep_the_last_row() {
+    let t = table(&[
+        row("11", "11", "j", "FAILED", "00:00:10", "00:10:00", ""),
+        row("11", "11", "j", "COMPLETED", "00:05:00", "00:10:00", ""),
+    ]);
+    let a = audit(&t, &AuditOptions::default());
+    assert_eq!((a.job_rows, a.duplicate_rows), (1, 1));
+    assert_eq!(a.groups[0].usage.states.get("COMPLETED"), Some(&1));
+    assert_eq!(a.groups[0].usage.states.get("FAILED"), None);
+}
+
+#[test]
+fn lab_verbatim_allocations() {
+    let path = format!(
+        "{}/tests/data/sacct/lab-sacct-X-1.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let t = parse_sacct(&text, &Origin::Stdin, &SacctOptions::default()).unwrap();
+    let a = audit(&t, &AuditOptions::default());
+    let find = |name: &str| a.groups.iter().find(|g| g.group == name).unwrap();
+    let arr = find("probe_arr");
+    assert_eq!(arr.usage.states.get("COMPLETED"), Some(&4));
+    assert_eq!(arr.arrays[0].array, "15");
+    let s = arr.usage.slowest.as_ref().unwrap();
+    assert_eq!((s.elapsed_s, s.limit_s), (30, 300));
+    assert!((s.used - 0.1).abs() < 1e-12);
+    let to = find("probe_timeout");
+    assert_eq!(to.usage.timeouts.len(), 1);
+    assert_eq!(to.usage.timeouts[0].elapsed_s, 71);
+    assert!(matches!(
+        to.advice[0],
+        Advice::Timeouts {
+            count: 1,
+            suggest: None
+        }
+    ));
+    let held = find("probe_held");
+    assert_eq!(held.usage.states.get("CANCELLED"), Some(&1));
+    assert_eq!(held.advice, [Advice::NothingMeasured]);
+}
+
+#[test]
+fn fixed_width_sample_through_the_binary() {
+    let path = format!(
+        "{}/tests/data/sacct/sacct-ulhpc-iris.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = bin()
+        .args(["audit", &format!("@{path}"), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let g = &json["groups"][0];
+    assert_eq!(g["group"], "(no name)");
+    assert_eq!(g["usage"]["tasks"], 8);
+    assert_eq!(g["usage"]["states"]["TIMEOUT"], 4);
+    assert_eq!(g["usage"]["states"]["COMPLETED"], 4);
+    assert_eq!(g["usage"]["limits_s"], serde_json::json!([86400, 172800]));
+    assert_eq!(g["advice"][0]["kind"], "timeouts");
+    assert!(g["advice"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("4 tasks hit the time limit"));
+}
+
+#[test]
+fn write_timings_needs_units_and_never_overwrites() {
+    let dir = tmp();
+    let sacct = dir.path().join("sacct.txt");
+    std::fs::write(&sacct, seed_case_7()).unwrap();
+    let at = format!("@{}", sacct.display());
+    let out_file: PathBuf = dir.path().join("runs.csv");
+    let out_arg = out_file.to_str().unwrap();
+
+    let out = bin()
+        .args(["audit", &at, "--write-timings", out_arg])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--units"));
+    assert!(!out_file.exists());
+
+    let out = bin()
+        .args(["audit", &at, "--write-timings", out_arg, "--units", "100"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let timings = read_timings(std::slice::from_ref(&out_file), &IngestOptions::default()).unwrap();
+    assert_eq!(timings.runs.len(), 5);
+    let run = timings.runs.iter().find(|r| r.run == "5000_2").unwrap();
+    assert_eq!(run.stratum.canonical(), "dataset=Y");
+    assert_eq!(run.points, [(100, 1224.0)]);
+    assert_eq!(run.fingerprint.job_id.as_deref(), Some("5003"));
+    assert_eq!(
+        run.fingerprint.partition.as_deref(),
+        Some("cpubase_bycore_b1")
+    );
+
+    // Without a comment, a run is filed under its group name.
+    let named = dir.path().join("named.txt");
+    std::fs::write(
+        &named,
+        format!(
+            "{HEADER}\n{}\n",
+            row(
+                "77",
+                "77",
+                "calib-dataset-Q",
+                "COMPLETED",
+                "00:02:00",
+                "00:10:00",
+                ""
+            )
+        ),
+    )
+    .unwrap();
+    let named_out = dir.path().join("named.csv");
+    let out = bin()
+        .args(["audit", &format!("@{}", named.display()), "--units", "7"])
+        .arg("--write-timings")
+        .arg(&named_out)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let timings =
+        read_timings(std::slice::from_ref(&named_out), &IngestOptions::default()).unwrap();
+    assert_eq!(timings.runs[0].stratum.canonical(), "name=dataset-Q");
+    assert_eq!(timings.runs[0].points, [(7, 120.0)]);
+
+    // Created exclusively: a second run refuses to overwrite.
+    let before = std::fs::read(&out_file).unwrap();
+    let out = bin()
+        .args(["audit", &at, "--write-timings", out_arg, "--units", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&out_file).unwrap(), before);
+}
+
+#[test]
+fn without_sacct_text_or_sacct_on_path_it_says_what_to_do() {
+    let out = bin().args(["audit"]).env("PATH", "").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("sacct is not on PATH"), "{err}");
+}
+
+#[test]
+fn bad_input_names_the_line() {
+    let out = bin()
+        .args(["audit", "JobID|State|Elapsed\n1|COMPLETED|soon\n"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2") && err.contains("Elapsed"), "{err}");
+}
+
+#[test]
+fn text_without_job_ids_or_states_is_refused() {
+    let out = bin()
+        .args(["audit", "JobName|Elapsed\nx|00:00:01\n"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no JobID column") && err.contains("--format="),
+        "{err}"
+    );
+    let out = bin()
+        .args(["audit", "JobID|State\n1|COMPLETED\n"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("counts states only"));
+}
+
+#[test]
+fn help_teaches() {
+    let out = bin().args(["audit", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for want in [
+        "68%",
+        "1.47x",
+        "--write-timings",
+        "--by-name",
+        "Examples:",
+        "calib stratum=",
+    ] {
+        assert!(help.contains(want), "missing {want}: {help}");
+    }
+}
