@@ -1,0 +1,1 @@
+//! Plots of per-unit cost against unit index (filled in below).
