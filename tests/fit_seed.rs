@@ -26,10 +26,17 @@ fn case1_full_probe_projects_the_trend() {
     let truth = full.iter().sum::<f64>() / full.len() as f64;
     eprintln!("case1 full: model {} runner-up {:?} predicted {:.0} floor {:.0} upper {:.0} truth {:.0} scores {:?}", s.model, s.curve.runner_up, p.predicted_s, p.floor_s, p.upper_s, truth, s.curve.scores);
     assert_eq!(s.model, "linear");
-    assert!((p.predicted_s / truth - 1.0).abs() < 0.03, "{} vs {truth}", p.predicted_s);
+    assert!(
+        (p.predicted_s / truth - 1.0).abs() < 0.03,
+        "{} vs {truth}",
+        p.predicted_s
+    );
     assert!(p.predicted_s > 4.6 * 3600.0);
     assert!(p.upper_s >= full.iter().cloned().fold(0.0, f64::max));
-    assert!(r.warnings.iter().any(|w| matches!(w, FitWarning::SignificantTrend { .. })));
+    assert!(r
+        .warnings
+        .iter()
+        .any(|w| matches!(w, FitWarning::SignificantTrend { .. })));
 }
 
 #[test]
@@ -41,9 +48,20 @@ fn case1_seven_unit_probe_bound_covers_the_run() {
         let p = s.project(100, 0.99);
         let mean_rate = r.strata[0].mean_rate_s;
         eprintln!("case1 7u seed {seed}: model {} predicted {:.0} upper {:.0} truth {:.0} mean-underestimate {:.3}", s.model, p.predicted_s, p.upper_s, full[0], full[0] / (100.0 * mean_rate));
-        assert!(p.upper_s >= full[0], "seed {seed}: upper {} < truth {}", p.upper_s, full[0]);
-        assert!(r.warnings.iter().any(|w| matches!(w, FitWarning::ProbeTooShort { .. })));
-        assert!(r.warnings.iter().any(|w| matches!(w, FitWarning::SpreadUnmeasured { .. })));
+        assert!(
+            p.upper_s >= full[0],
+            "seed {seed}: upper {} < truth {}",
+            p.upper_s,
+            full[0]
+        );
+        assert!(r
+            .warnings
+            .iter()
+            .any(|w| matches!(w, FitWarning::ProbeTooShort { .. })));
+        assert!(r
+            .warnings
+            .iter()
+            .any(|w| matches!(w, FitWarning::SpreadUnmeasured { .. })));
         // The probe's plain mean underestimates the 100-generation run by ~1.2x.
         let under = full[0] / (100.0 * mean_rate);
         assert!(under > 1.12 && under < 1.28, "{under}");
@@ -58,11 +76,17 @@ fn case3_bound_covers_the_slow_seed() {
     let p = s.project(100, 0.99);
     let slowest = full.iter().cloned().fold(0.0, f64::max);
     let fastest = full.iter().cloned().fold(f64::MAX, f64::min);
-    eprintln!("case3: model {} predicted {:.0} floor {:.0} upper {:.0} slowest {:.0} fastest {:.0}", s.model, p.predicted_s, p.floor_s, p.upper_s, slowest, fastest);
+    eprintln!(
+        "case3: model {} predicted {:.0} floor {:.0} upper {:.0} slowest {:.0} fastest {:.0}",
+        s.model, p.predicted_s, p.floor_s, p.upper_s, slowest, fastest
+    );
     assert!(p.upper_s >= slowest);
     assert!(p.floor_s >= 0.95 * slowest && p.floor_s <= 1.05 * slowest);
     assert!(p.predicted_s < slowest);
-    assert!(r.warnings.iter().any(|w| matches!(w, FitWarning::StrataDiffer { .. })));
+    assert!(r
+        .warnings
+        .iter()
+        .any(|w| matches!(w, FitWarning::StrataDiffer { .. })));
 }
 
 #[test]

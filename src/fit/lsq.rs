@@ -129,14 +129,14 @@ fn solve(obs: &[Obs], p: usize, mut fill: impl FnMut(&Obs, &mut Vec<f64>)) -> Op
 fn inverse_checked(a: &DMatrix<f64>) -> Option<DMatrix<f64>> {
     let p = a.nrows();
     let d: Vec<f64> = (0..p).map(|j| a[(j, j)]).collect();
-    if d.iter().any(|v| !(*v > 0.0) || !v.is_finite()) {
+    if d.iter().any(|v| v.is_nan() || *v <= 0.0 || !v.is_finite()) {
         return None;
     }
     let scaled = DMatrix::from_fn(p, p, |j, k| a[(j, k)] / (d[j] * d[k]).sqrt());
     let eig = SymmetricEigen::new(scaled.clone());
     let max = eig.eigenvalues.iter().cloned().fold(f64::MIN, f64::max);
     let min = eig.eigenvalues.iter().cloned().fold(f64::MAX, f64::min);
-    if !(min > 1e-11 * max) {
+    if min.is_nan() || min <= 1e-11 * max {
         return None;
     }
     let inv_scaled = scaled.try_inverse()?;

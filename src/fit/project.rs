@@ -252,6 +252,17 @@ impl<'a> Projector<'a> {
             .fold(0.0, f64::max)
     }
 
+    /// Like [`Projector::project`] without the running-maximum envelope (for
+    /// plots, which sample many N).
+    pub fn project_fast(&self, units: u64, confidence: f64) -> (f64, f64, f64) {
+        let n = units.max(1);
+        let curve = self.curve(n);
+        let predicted = curve * self.spread.mean_ln_level.exp();
+        let floor = curve * self.spread.max_ln_level.exp();
+        let upper = self.raw_upper(n, confidence);
+        (predicted, floor, upper.max(floor).max(predicted))
+    }
+
     pub fn project(&self, units: u64, confidence: f64) -> (f64, f64, f64) {
         let n = units.max(1);
         let curve = self.curve(n);

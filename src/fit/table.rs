@@ -84,3 +84,33 @@ pub fn render(report: &FitReport) -> String {
     }
     out
 }
+
+/// The JSON output: the model file, plus per-stratum projections at `--units`
+/// (when given) and the typed warnings.
+pub fn render_json(report: &FitReport) -> String {
+    let projections: Vec<serde_json::Value> = match report.options.units {
+        Some(n) => report
+            .model
+            .strata
+            .iter()
+            .map(|m| {
+                let p = m.project(n, report.options.confidence);
+                serde_json::json!({ "stratum": m.stratum, "projection": p })
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let value = serde_json::json!({
+        "model": report.model,
+        "units": report.options.units,
+        "confidence": report.options.confidence,
+        "projections": projections,
+        "warnings": report.warnings.iter().map(|w| serde_json::json!({
+            "warning": w,
+            "message": w.to_string(),
+        })).collect::<Vec<_>>(),
+    });
+    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
+    s.push('\n');
+    s
+}
