@@ -63,6 +63,7 @@ pub enum Cost {
 }
 
 impl Cost {
+    /// c(i); the generator floors it at 1 µs (a linear decline may cross 0).
     pub fn unit(&self, i: u64) -> f64 {
         let x = i as f64;
         match *self {
@@ -104,7 +105,7 @@ impl RunSpec {
         (1..=self.units)
             .map(|i| {
                 let e = rng.normal().clamp(-3.0, 3.0);
-                self.cost.unit(i) * self.level * (1.0 + self.noise_cv * e).max(0.05)
+                self.cost.unit(i).max(1e-6) * self.level * (1.0 + self.noise_cv * e).max(0.05)
             })
             .collect()
     }

@@ -87,17 +87,49 @@ pub fn ln_fact(n: f64) -> f64 {
 
 const EXACT_UP_TO: u64 = 64;
 
+thread_local! {
+    /// Prefix sums Σ_{i<=k} i^b for k <= 64, for the last few exponents used
+    /// (projections evaluate the same b many times).
+    static PREFIX: std::cell::RefCell<(usize, Vec<(u64, [f64; 65])>)> =
+        const { std::cell::RefCell::new((0, Vec::new())) };
+}
+
+fn with_prefix<R>(b: f64, f: impl FnOnce(&[f64; 65]) -> R) -> R {
+    PREFIX.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        let key = b.to_bits();
+        if let Some((_, p)) = cache.1.iter().find(|(k, _)| *k == key) {
+            return f(p);
+        }
+        let mut p = [0.0; 65];
+        for i in 1..=EXACT_UP_TO as usize {
+            p[i] = p[i - 1] + (i as f64).powf(b);
+        }
+        let r = f(&p);
+        let slot = cache.0;
+        if cache.1.len() < 8 {
+            cache.1.push((key, p));
+        } else {
+            cache.1[slot] = (key, p);
+        }
+        cache.0 = (slot + 1) % 8;
+        r
+    })
+}
+
 /// H_N(b) = Σ_{i=1}^{N} i^b.
 pub fn harmonic(n: u64, b: f64) -> f64 {
     if n == 0 {
         return 0.0;
     }
+    let (at_n, head) = with_prefix(b, |p| {
+        (p[n.min(EXACT_UP_TO) as usize], p[EXACT_UP_TO as usize])
+    });
     if n <= EXACT_UP_TO {
-        return (1..=n).map(|i| (i as f64).powf(b)).sum();
+        return at_n;
     }
     let m = EXACT_UP_TO as f64;
     let nf = n as f64;
-    let head: f64 = (1..=EXACT_UP_TO).map(|i| (i as f64).powf(b)).sum();
     // Σ_{i=m+1}^{n} f(i) = ∫_m^n f + (f(n) - f(m))/2 + (f'(n) - f'(m))/12
     //                      - (f'''(n) - f'''(m))/720 + ...
     let integral = if (b + 1.0).abs() < 1e-12 {

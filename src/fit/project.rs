@@ -21,7 +21,8 @@
 //!   fit (its residual d.f.) and the extrapolation term (taken as known);
 //! - `upper_s` = the largest of those bounds over plausible forms, of floor_s and
 //!   of predicted_s, made non-decreasing in N by a running maximum (exact over
-//!   N' = 1..4096, on a 2% geometric grid beyond).
+//!   N' = 1..1024, on a 0.5% geometric grid beyond, where the raw bound is
+//!   smooth and rising: its log grows like ln N while the fit term varies slowly).
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
@@ -175,6 +176,16 @@ fn last_where(lo: u64, hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
     a
 }
 
+/// The running maximum that makes `upper_s` non-decreasing is taken over every
+/// N' below this...
+pub const ENVELOPE_EXACT: u64 = 1024;
+/// ...and over a geometric grid of this ratio beyond it.
+pub const ENVELOPE_STEP: f64 = 1.005;
+
+/// Largest log-scale margin of a bound over its centre (a factor of 10^6): past
+/// it the log-normal approximation says nothing but "unbounded".
+pub const MAX_LOG_MARGIN: f64 = 13.815_510_557_964_274;
+
 /// One-sided quantile of Student's t (normal beyond 1e6 d.f.).
 pub fn t_quantile(confidence: f64, df: f64) -> f64 {
     let p = confidence.clamp(0.5, 0.999_999);
@@ -243,7 +254,8 @@ impl<'a> Projector<'a> {
         } else {
             f64::INFINITY
         };
-        (p.ln() + self.spread.mean_ln_level + t_quantile(confidence, df) * v.sqrt()).exp()
+        let margin = (t_quantile(confidence, df) * v.sqrt()).min(MAX_LOG_MARGIN);
+        (p.ln() + self.spread.mean_ln_level + margin).exp()
     }
 
     fn raw_upper(&self, n: u64, confidence: f64) -> f64 {
@@ -269,14 +281,13 @@ impl<'a> Projector<'a> {
         let predicted = curve * self.spread.mean_ln_level.exp();
         let floor = curve * self.spread.max_ln_level.exp();
         let mut upper = self.raw_upper(n, confidence);
-        let exact_to = n.min(4096);
-        for m in 1..exact_to {
+        for m in 1..n.min(ENVELOPE_EXACT) {
             upper = upper.max(self.raw_upper(m, confidence));
         }
-        let mut m = 4096f64;
+        let mut m = ENVELOPE_EXACT as f64;
         while (m as u64) < n {
             upper = upper.max(self.raw_upper(m as u64, confidence));
-            m *= 1.02;
+            m *= ENVELOPE_STEP;
         }
         (predicted, floor, upper.max(floor).max(predicted))
     }
