@@ -87,10 +87,13 @@ pub fn ln_fact(n: f64) -> f64 {
 
 const EXACT_UP_TO: u64 = 64;
 
+/// (round-robin slot, [(exponent bits, prefix sums)]).
+type PrefixCache = (usize, Vec<(u64, [f64; 65])>);
+
 thread_local! {
     /// Prefix sums Σ_{i<=k} i^b for k <= 64, for the last few exponents used
     /// (projections evaluate the same b many times).
-    static PREFIX: std::cell::RefCell<(usize, Vec<(u64, [f64; 65])>)> =
+    static PREFIX: std::cell::RefCell<PrefixCache> =
         const { std::cell::RefCell::new((0, Vec::new())) };
 }
 

@@ -11,7 +11,7 @@
 //!
 //! σ² is estimated from the weighted residual sum of squares over `n - p`
 //! degrees of freedom, and the parameter covariance is `σ² (X'WX)^-1`. For the
-//! power law the exponent b is profiled (grid -1..3 by 0.1, then golden-section
+//! power law the exponent b is profiled (grid -1..3 by 0.2, then golden-section
 //! refinement) and its covariance taken from the Gauss–Newton approximation
 //! `σ² (J'WJ)^-1` with J the Jacobian in (startup, a, b) at the optimum.
 //!
@@ -71,14 +71,7 @@ fn row(form: Form, o: &Obs, b: f64, startup: bool, out: &mut Vec<f64>) {
             out.push(o.len());
             out.push(forms::shape(form, o.u1, b) - forms::shape(form, o.u0, b));
         }
-        Form::Power => {
-            let h = if o.u1 == o.u0 + 1 {
-                (o.u1 as f64).powf(b)
-            } else {
-                forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
-            };
-            out.push(h);
-        }
+        Form::Power => out.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)),
     }
 }
 
@@ -90,12 +83,16 @@ struct Solved {
 }
 
 /// Solves the weighted normal equations for design rows produced by `fill`.
-fn solve(obs: &[Obs], p: usize, mut fill: impl FnMut(&Obs, &mut Vec<f64>)) -> Option<Solved> {
+fn solve(
+    obs: &[Obs],
+    p: usize,
+    mut fill: impl FnMut(usize, &Obs, &mut Vec<f64>),
+) -> Option<Solved> {
     let mut a = DMatrix::<f64>::zeros(p, p);
     let mut r = DVector::<f64>::zeros(p);
     let mut x = Vec::with_capacity(p);
-    for o in obs {
-        fill(o, &mut x);
+    for (i, o) in obs.iter().enumerate() {
+        fill(i, o, &mut x);
         let w = o.weight();
         for j in 0..p {
             r[j] += w * x[j] * o.sy;
@@ -112,8 +109,8 @@ fn solve(obs: &[Obs], p: usize, mut fill: impl FnMut(&Obs, &mut Vec<f64>)) -> Op
     let inv = inverse_checked(&a)?;
     let theta = &inv * &r;
     let mut rss = 0.0;
-    for o in obs {
-        fill(o, &mut x);
+    for (i, o) in obs.iter().enumerate() {
+        fill(i, o, &mut x);
         let fitted: f64 = x.iter().zip(theta.iter()).map(|(xi, t)| xi * t).sum();
         rss += o.weight() * (o.syy - 2.0 * fitted * o.sy + o.n * fitted * fitted);
     }
@@ -167,7 +164,7 @@ fn fit_form_with(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
         return fit_power(obs, startup);
     }
     let p = usize::from(startup) + if form.has_b() { 2 } else { 1 };
-    let solved = solve(obs, p, |o, x| row(form, o, 0.0, startup, x))?;
+    let solved = solve(obs, p, |_, o, x| row(form, o, 0.0, startup, x))?;
     let n = n_rows(obs);
     let df = (n - p as f64).max(0.0);
     let sigma2 = if df > 0.0 { solved.rss / df } else { 0.0 };
@@ -200,17 +197,30 @@ fn fit_form_with(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
 
 const B_MIN: f64 = -1.0;
 const B_MAX: f64 = 3.0;
+const B_STEP: f64 = 0.2;
 
 fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
     let p = usize::from(startup) + 1;
-    let rss_at = |b: f64| -> Option<f64> {
-        solve(obs, p, |o, x| row(Form::Power, o, b, startup, x)).map(|s| s.rss)
+    // ln u1 of unit intervals, so that u1^b is one exp per observation.
+    let ln_u1: Vec<f64> = obs.iter().map(|o| (o.u1 as f64).ln()).collect();
+    let power_row = |i: usize, o: &Obs, b: f64, x: &mut Vec<f64>| {
+        x.clear();
+        if startup {
+            x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
+        }
+        x.push(if o.u1 == o.u0 + 1 {
+            (b * ln_u1[i]).exp()
+        } else {
+            forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
+        });
     };
+    let rss_at =
+        |b: f64| -> Option<f64> { solve(obs, p, |i, o, x| power_row(i, o, b, x)).map(|s| s.rss) };
     // Grid, then golden section around the best grid point.
     let mut best: Option<(f64, f64)> = None;
-    let steps = ((B_MAX - B_MIN) / 0.1).round() as usize;
+    let steps = ((B_MAX - B_MIN) / B_STEP).round() as usize;
     for k in 0..=steps {
-        let b = B_MIN + 0.1 * k as f64;
+        let b = B_MIN + B_STEP * k as f64;
         if let Some(rss) = rss_at(b) {
             if best.is_none_or(|(_, r)| rss < r) {
                 best = Some((b, rss));
@@ -218,13 +228,13 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
         }
     }
     let (b0, _) = best?;
-    let (mut lo, mut hi) = ((b0 - 0.1).max(B_MIN), (b0 + 0.1).min(B_MAX));
+    let (mut lo, mut hi) = ((b0 - B_STEP).max(B_MIN), (b0 + B_STEP).min(B_MAX));
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let mut x1 = hi - g * (hi - lo);
     let mut x2 = lo + g * (hi - lo);
     let mut f1 = rss_at(x1).unwrap_or(f64::INFINITY);
     let mut f2 = rss_at(x2).unwrap_or(f64::INFINITY);
-    for _ in 0..30 {
+    for _ in 0..28 {
         if f1 < f2 {
             hi = x2;
             x2 = x1;
@@ -240,7 +250,7 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
         }
     }
     let b = (lo + hi) / 2.0;
-    let solved = solve(obs, p, |o, x| row(Form::Power, o, b, startup, x))?;
+    let solved = solve(obs, p, |i, o, x| power_row(i, o, b, x))?;
     let n = n_rows(obs);
     let df = (n - p as f64 - 1.0).max(0.0);
     let sigma2 = if df > 0.0 { solved.rss / df } else { 0.0 };

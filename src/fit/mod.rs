@@ -171,8 +171,10 @@ pub struct FitReport {
 impl FitReport {
     /// Plain-mean underestimate at N: predicted / (mean rate x N).
     pub fn mean_underestimate(&self, k: usize, units: u64) -> f64 {
-        let p = self.model.strata[k].project(units, self.options.confidence);
-        p.predicted_s / (self.strata[k].mean_rate_s * units as f64)
+        let state = &self.model.strata[k].curve;
+        let predicted =
+            project::Projector::new(state).curve(units) * state.spread.mean_ln_level.exp();
+        predicted / (self.strata[k].mean_rate_s * units as f64)
     }
 }
 
@@ -204,8 +206,32 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
     let mut strata = Vec::new();
     let mut reports = Vec::new();
     let mut warnings = Vec::new();
-    for (name, runs) in &groups {
-        let (model, report, w) = fit_stratum(name, runs, options)?;
+    // Strata are independent: fit them on all cores, keeping their order.
+    let groups: Vec<(&String, &Vec<&RunTimings>)> = groups.iter().collect();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(groups.len())
+        .max(1);
+    let chunk = groups.len().div_ceil(threads);
+    let results: Vec<Result<StratumFit>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(name, runs)| fit_stratum(name, runs, options))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a fitting thread panicked"))
+            .collect()
+    });
+    for result in results {
+        let (model, report, w) = result?;
         strata.push(model);
         reports.push(report);
         warnings.extend(w);
