@@ -79,7 +79,8 @@ pub struct Timings {
 }
 
 /// Expands the command-line inputs: files as given, folders to their `*.csv`
-/// files (sorted), and `-` for standard input.
+/// files (and `*.parquet` with the `polars` feature), sorted, and `-` for
+/// standard input.
 pub fn expand_inputs(
     inputs: &[PathBuf],
     warnings: &mut Vec<IngestWarning>,
@@ -97,8 +98,10 @@ pub fn expand_inputs(
                 .map_err(|e| Error::io(format!("cannot list {}", input.display()), e))?
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
                 .filter(|p| {
-                    p.extension()
-                        .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"))
+                    p.extension().is_some_and(|ext| {
+                        ext.eq_ignore_ascii_case("csv")
+                            || (cfg!(feature = "polars") && ext.eq_ignore_ascii_case("parquet"))
+                    })
                 })
                 .collect();
             found.sort();
@@ -224,6 +227,22 @@ fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
             .read_to_end(&mut bytes)
             .map_err(|e| Error::io("cannot read standard input", e))?;
         Ok((Origin::Stdin, bytes))
+    } else if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    {
+        #[cfg(feature = "polars")]
+        {
+            Ok((Origin::file(path), super::parquet::parquet_as_csv(path)?))
+        }
+        #[cfg(not(feature = "polars"))]
+        {
+            Err(Error::input(
+                Origin::file(path),
+                None,
+                "Parquet input needs calib built with `--features polars`; or convert the table to CSV",
+            ))
+        }
     } else {
         bytes = std::fs::read(path)
             .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
