@@ -1,15 +1,163 @@
-//! `calib fit` (PLACEHOLDER: replaced by the fit work).
+//! `calib fit`: read timings, fit a cost model per stratum, print the table, write
+//! the model file and (optionally) a plot. The statistics live in `crate::fit`.
 
-use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Origin, Result};
+use crate::fit::{self, FitOptions};
+use crate::timings::{read_timings, IngestOptions, TimeColumnKind};
+
+const AFTER_HELP: &str = "\
+Examples:
+  calib fit calib-timings/ -o calib-model.json
+  calib fit calib-timings/ --units 100 --plot cost.png
+  calib fit runs.csv --by dataset,model --unit-col epoch --time-col seconds --per-unit
+  cat timings.csv | calib fit - --format json
+
+Per stratum, calib fits per-unit cost c(i) as constant, linear, logarithmic and power \
+law (each with a startup term), chooses the form that best predicts the later units \
+from the earlier ones, and measures the spread between runs. Warnings go to stderr \
+and say what to do. Bad input exits with status 2, naming the file and line.";
 
 /// Arguments of `calib fit`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct FitArgs {
-    /// Free arguments (placeholder).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Timings files or folders (every *.csv inside); `-` reads standard input.
+    /// Parquet files (*.parquet) are read when calib is built with `--features polars`.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Write the model (calib-model.json) here, atomically: a temporary file in the
+    /// same folder renamed over the target, so a reader never sees half a file.
+    /// Example: `-o calib-model.json`, then `calib budget --model calib-model.json`.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Length of the run to budget, in units: adds the projection at N (predicted,
+    /// floor, upper bound) to the table and warns when N is far beyond the probe.
+    /// Example: `--units 100` for 100 generations.
+    #[arg(long, value_name = "N")]
+    pub units: Option<u64>,
+
+    /// Draw per-unit cost against unit index per stratum (points per run, the chosen
+    /// curve and its band, extended to --units) into a PNG or SVG file, chosen by
+    /// the extension. Example: `--plot cost.svg`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+
+    /// `table` for people, `json` for programs (the model file's content plus the
+    /// projections and warnings).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+
+    /// One-sided confidence of the upper bound shown, in (0.5, 1). `calib budget`
+    /// uses its own --confidence on the model file. Example: `--confidence 0.95`.
+    #[arg(long, default_value_t = 0.99, value_name = "P")]
+    pub confidence: f64,
+
+    /// Columns whose values become stratum labels, for tables without a `stratum`
+    /// column (or to split one further). Example: `--by dataset,model`.
+    #[arg(long, value_delimiter = ',', value_name = "COL,...")]
+    pub by: Vec<String>,
+
+    /// Name of the run identifier column in a foreign table. Example: `--run-col seed`.
+    #[arg(long, default_value = "run", value_name = "COL")]
+    pub run_col: String,
+
+    /// Name of the 1-based unit index column. Example: `--unit-col epoch`.
+    #[arg(long, default_value = "unit", value_name = "COL")]
+    pub unit_col: String,
+
+    /// Name of the time column, in seconds: elapsed since the run's start unless
+    /// --per-unit. Example: `--time-col wall_s`.
+    #[arg(long, default_value = "elapsed_s", value_name = "COL")]
+    pub time_col: String,
+
+    /// The time column holds each unit's own duration, not the cumulative time;
+    /// units of a run must then be 1, 2, 3, ... without gaps.
+    #[arg(long)]
+    pub per_unit: bool,
 }
 
-pub fn run(_args: &FitArgs) -> Result<i32> {
-    Err(Error::Failed("calib fit is not built yet".into()))
+/// Output format of `calib fit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+pub fn run(args: &FitArgs) -> Result<i32> {
+    let ingest = IngestOptions {
+        by: args.by.clone(),
+        run_col: args.run_col.clone(),
+        unit_col: args.unit_col.clone(),
+        time_col: args.time_col.clone(),
+        time_kind: if args.per_unit {
+            TimeColumnKind::PerUnit
+        } else {
+            TimeColumnKind::Cumulative
+        },
+    };
+    if args.units == Some(0) {
+        return Err(Error::input(
+            Origin::Argument("--units".into()),
+            None,
+            "0 units; expected the length of a run, 1 or more",
+        ));
+    }
+    let timings = read_timings(&args.paths, &ingest)?;
+    for w in &timings.warnings {
+        eprintln!("calib: warning: {w}");
+    }
+    let options = FitOptions {
+        confidence: args.confidence,
+        units: args.units,
+        ..FitOptions::default()
+    };
+    let report = fit::fit_timings(&timings, &options)?;
+    for w in &report.warnings {
+        eprintln!("calib: warning: {w}");
+    }
+    if let Some(path) = &args.output {
+        let text = serde_json::to_string_pretty(&report.model)
+            .map_err(|e| Error::Failed(format!("cannot encode the model: {e}")))?;
+        write_atomically(path, format!("{text}\n").as_bytes())?;
+    }
+    if let Some(path) = &args.plot {
+        fit::plot::draw(&report, path)?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let out = match args.format {
+        Format::Table => fit::table::render(&report),
+        Format::Json => fit::table::render_json(&report),
+    };
+    stdout
+        .write_all(out.as_bytes())
+        .map_err(|e| Error::io("cannot write to standard output", e))?;
+    Ok(0)
+}
+
+/// Writes `bytes` to a temporary file next to `path`, then renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "calib-model.json".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(format!("cannot write {}", path.display()), e)
+    })
 }

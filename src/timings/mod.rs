@@ -10,6 +10,8 @@
 //! time of the stop; it is not a unit completion. Every row carries its own
 //! identifying fields, so files can be concatenated or merged in any order.
 
+#[cfg(feature = "polars")]
+pub mod parquet;
 mod reader;
 mod writer;
 

@@ -79,7 +79,8 @@ pub struct Timings {
 }
 
 /// Expands the command-line inputs: files as given, folders to their `*.csv`
-/// files (sorted), and `-` for standard input.
+/// files (and `*.parquet` with the `polars` feature), sorted, and `-` for
+/// standard input.
 pub fn expand_inputs(
     inputs: &[PathBuf],
     warnings: &mut Vec<IngestWarning>,
@@ -97,8 +98,10 @@ pub fn expand_inputs(
                 .map_err(|e| Error::io(format!("cannot list {}", input.display()), e))?
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
                 .filter(|p| {
-                    p.extension()
-                        .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"))
+                    p.extension().is_some_and(|ext| {
+                        ext.eq_ignore_ascii_case("csv")
+                            || (cfg!(feature = "polars") && ext.eq_ignore_ascii_case("parquet"))
+                    })
                 })
                 .collect();
             found.sort();
@@ -115,6 +118,55 @@ pub fn expand_inputs(
     Ok(files)
 }
 
+/// Strata seen so far, by their raw text (stratum column and `--by` values), so
+/// that a row costs one hash lookup and no allocation once its stratum is known.
+#[derive(Default)]
+struct StrataCache {
+    by_key: HashMap<String, usize>,
+    strata: Vec<Stratum>,
+    key: String,
+}
+
+impl StrataCache {
+    fn get(&self, id: usize) -> &Stratum {
+        &self.strata[id]
+    }
+
+    fn lookup<'r>(
+        &mut self,
+        stratum_text: &str,
+        by: &[(String, usize)],
+        field: &dyn Fn(usize) -> &'r str,
+        bad: &dyn Fn(String) -> Error,
+    ) -> Result<usize> {
+        self.key.clear();
+        self.key.push_str(stratum_text);
+        for (_, i) in by {
+            self.key.push('\u{1f}');
+            self.key.push_str(field(*i));
+        }
+        if let Some(&id) = self.by_key.get(self.key.as_str()) {
+            return Ok(id);
+        }
+        let mut s = Stratum::parse(stratum_text)
+            .map_err(|e| bad(format!("`stratum` is not k=v,k=v labels: {e}")))?;
+        for (name, i) in by {
+            s.insert(name, field(*i))
+                .map_err(|e| bad(format!("--by column `{name}`: {e}")))?;
+        }
+        // Two spellings of one stratum (`b=1,a=2` and `a=2,b=1`) share an id.
+        let id = match self.strata.iter().position(|t| *t == s) {
+            Some(id) => id,
+            None => {
+                self.strata.push(s);
+                self.strata.len() - 1
+            }
+        };
+        self.by_key.insert(self.key.clone(), id);
+        Ok(id)
+    }
+}
+
 /// Where a row was read, for messages about conflicts between rows.
 #[derive(Debug, Clone)]
 struct Place {
@@ -126,6 +178,8 @@ struct Place {
 struct RunBuilder {
     run: String,
     stratum: Stratum,
+    /// Index into the reader's strata (shared by all files of one read).
+    stratum_id: usize,
     fingerprint: Fingerprint,
     /// (unit, time, where)
     points: Vec<(u64, f64, Place)>,
@@ -140,6 +194,7 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
     let mut origins: Vec<Origin> = Vec::new();
     let mut runs: Vec<RunBuilder> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
+    let mut strata = StrataCache::default();
     for path in &files {
         let (origin, bytes) = read_source(path)?;
         origins.push(origin);
@@ -151,6 +206,7 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
             options,
             &mut runs,
             &mut index,
+            &mut strata,
             &mut warnings,
         )?;
     }
@@ -171,6 +227,22 @@ fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
             .read_to_end(&mut bytes)
             .map_err(|e| Error::io("cannot read standard input", e))?;
         Ok((Origin::Stdin, bytes))
+    } else if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    {
+        #[cfg(feature = "polars")]
+        {
+            Ok((Origin::file(path), super::parquet::parquet_as_csv(path)?))
+        }
+        #[cfg(not(feature = "polars"))]
+        {
+            Err(Error::input(
+                Origin::file(path),
+                None,
+                "Parquet input needs calib built with `--features polars`; or convert the table to CSV",
+            ))
+        }
     } else {
         bytes = std::fs::read(path)
             .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
@@ -262,6 +334,7 @@ fn read_table(
     options: &IngestOptions,
     runs: &mut Vec<RunBuilder>,
     index: &mut HashMap<String, usize>,
+    strata: &mut StrataCache,
     warnings: &mut Vec<IngestWarning>,
 ) -> Result<()> {
     if bytes.is_empty() {
@@ -287,9 +360,11 @@ fn read_table(
         })?
         .clone();
     let columns = locate_columns(&header, origin, options)?;
-    let mut stratum_cache: HashMap<String, Stratum> = HashMap::new();
     let mut record = csv::StringRecord::new();
-    let mut pending: Option<(csv::StringRecord, u64)> = None;
+    // The previous record, held back by one so that the last can be judged as
+    // possibly torn; swapped with `record`, never cloned.
+    let mut held = csv::StringRecord::new();
+    let mut held_line: Option<u64> = None;
     loop {
         match reader.read_record(&mut record) {
             Ok(true) => {}
@@ -312,10 +387,9 @@ fn read_table(
             }
         }
         let line = record.position().map(|p| p.line()).unwrap_or(0);
-        // Hold each record back by one, so the last can be judged as possibly torn.
-        if let Some((previous, previous_line)) = pending.take() {
+        if let Some(previous_line) = held_line {
             add_record(
-                &previous,
+                &held,
                 previous_line,
                 file_no,
                 origin,
@@ -324,23 +398,15 @@ fn read_table(
                 options,
                 runs,
                 index,
-                &mut stratum_cache,
+                strata,
             )?;
         }
-        pending = Some((record.clone(), line));
+        std::mem::swap(&mut record, &mut held);
+        held_line = Some(line);
     }
-    if let Some((last, line)) = pending {
+    if let Some(line) = held_line {
         let result = add_record(
-            &last,
-            line,
-            file_no,
-            origin,
-            &header,
-            &columns,
-            options,
-            runs,
-            index,
-            &mut stratum_cache,
+            &held, line, file_no, origin, &header, &columns, options, runs, index, strata,
         );
         match result {
             Err(Error::Input { .. }) if !ends_cleanly => {
@@ -366,7 +432,7 @@ fn add_record(
     options: &IngestOptions,
     runs: &mut Vec<RunBuilder>,
     index: &mut HashMap<String, usize>,
-    stratum_cache: &mut HashMap<String, Stratum>,
+    strata: &mut StrataCache,
 ) -> Result<()> {
     let bad = |message: String| Error::input(origin.clone(), Some(line), message);
     if record.len() != header.len() {
@@ -421,24 +487,7 @@ fn add_record(
         }
     }
     let stratum_text = columns.stratum.map(field).unwrap_or("");
-    let mut key = stratum_text.to_string();
-    for (_, i) in &columns.by {
-        key.push('\u{1f}');
-        key.push_str(field(*i));
-    }
-    let stratum = match stratum_cache.get(&key) {
-        Some(s) => s.clone(),
-        None => {
-            let mut s = Stratum::parse(stratum_text)
-                .map_err(|e| bad(format!("`stratum` is not k=v,k=v labels: {e}")))?;
-            for (name, i) in &columns.by {
-                s.insert(name, field(*i))
-                    .map_err(|e| bad(format!("--by column `{name}`: {e}")))?;
-            }
-            stratum_cache.insert(key, s.clone());
-            s
-        }
-    };
+    let stratum_id = strata.lookup(stratum_text, &columns.by, &field, &bad)?;
     let place = Place {
         file: file_no,
         line,
@@ -468,7 +517,8 @@ fn add_record(
             .for_each(|(slot, value)| *slot = value);
             runs.push(RunBuilder {
                 run: run.to_string(),
-                stratum: stratum.clone(),
+                stratum: strata.get(stratum_id).clone(),
+                stratum_id,
                 fingerprint,
                 points: Vec::new(),
                 end: None,
@@ -478,9 +528,10 @@ fn add_record(
         }
     };
     let builder = &mut runs[slot];
-    if builder.stratum != stratum {
+    if builder.stratum_id != stratum_id {
         return Err(bad(format!(
-            "run `{run}` is in stratum `{stratum}` here but in `{}` on an earlier row; a run belongs to one stratum (are two campaigns sharing run identifiers?)",
+            "run `{run}` is in stratum `{}` here but in `{}` on an earlier row; a run belongs to one stratum (are two campaigns sharing run identifiers?)",
+            strata.get(stratum_id),
             builder.stratum
         )));
     }

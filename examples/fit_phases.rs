@@ -1,0 +1,30 @@
+//! Times the phases of `calib fit` on a file: read (the timings contract reader)
+//! and fit (`fit_timings`), and one projection per stratum.
+//!
+//! `cargo run --release --example fit_phases -- FILE.csv`
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn main() {
+    let path = PathBuf::from(std::env::args().nth(1).expect("FILE"));
+    let t0 = Instant::now();
+    let timings = calib::timings::read_timings(&[path], &Default::default()).expect("read");
+    let t1 = Instant::now();
+    let report = calib::fit::fit_timings(&timings, &Default::default()).expect("fit");
+    let t2 = Instant::now();
+    let mut sum = 0.0;
+    for s in &report.model.strata {
+        sum += s.project(2000, 0.99).upper_s;
+    }
+    let t3 = Instant::now();
+    let rows: usize = timings.runs.iter().map(|r| r.points.len()).sum();
+    println!(
+        "rows {rows} strata {} read {:.3} s fit {:.3} s project x{} {:.3} s (checksum {sum:.0})",
+        report.model.strata.len(),
+        (t1 - t0).as_secs_f64(),
+        (t2 - t1).as_secs_f64(),
+        report.model.strata.len(),
+        (t3 - t2).as_secs_f64()
+    );
+}

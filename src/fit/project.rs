@@ -1,0 +1,397 @@
+//! Projection of a new run of N units: central value, measured cost, upper bound.
+//!
+//! For a fitted form f the projection of a run is
+//! `P_f(N) = startup + Σ_{i<=N} c_eff(i)`, where `c_eff` is the fitted c(i) with two
+//! guards that keep projections finite, positive and non-decreasing in N:
+//! it never falls below a small positive floor, and a cost that *decreases* at
+//! the longest probed run (horizon H) is held at c(H) beyond it (a decline is
+//! never extrapolated past what was measured).
+//!
+//! With the run levels of [`super::spread`] (log scale mean m̄, max m_max):
+//! - `predicted_s = P_chosen(N) e^{m̄}`;
+//! - `floor_s = P_chosen(N) e^{m_max}` (the most expensive run observed);
+//! - for each plausible form f, on the log scale,
+//!   `V = σ²_post (1 + 1/K) + V_fit,f(N) + V_extrap(N)` with
+//!   `V_fit = (SE_f(N) / P_f(N))²` (delta method: `SE² = ∇P' Σ ∇P`) and
+//!   `V_extrap = (κ ln(N/H))²` for N > H (κ = 0.05 per e-fold by default: a
+//!   stated allowance for the form itself being wrong, so that even a constant fit
+//!   widens at 10x more than at 2x). The bound is
+//!   `exp(ln P_f(N) + m̄ + t_ν(confidence) √V)` with ν from the
+//!   Welch–Satterthwaite approximation over the spread (ν0 + K - 1 d.f.), the
+//!   fit (its residual d.f.) and the extrapolation term (taken as known);
+//! - `upper_s` = the largest of those bounds over plausible forms, of floor_s and
+//!   of predicted_s, made non-decreasing in N by a running maximum (exact over
+//!   N' = 1..1024, on a 0.5% geometric grid beyond, where the raw bound is
+//!   smooth and rising: its log grows like ln N while the fit term varies slowly).
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+use super::forms::{self, Form, Params};
+use super::lsq::FormFit;
+use super::spread::Spread;
+use crate::model::{Projection, StratumModel};
+
+/// One fitted form as stored in the model file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurveFit {
+    pub form: Form,
+    pub params: Params,
+    pub startup_fitted: bool,
+    /// Covariance of (startup, a, b).
+    pub cov: [[f64; 3]; 3],
+    /// Residual degrees of freedom of the fit.
+    pub df: f64,
+}
+
+impl From<&FormFit> for CurveFit {
+    fn from(f: &FormFit) -> Self {
+        CurveFit {
+            form: f.form,
+            params: f.params,
+            startup_fitted: f.startup_fitted,
+            cov: f.cov,
+            df: f.df,
+        }
+    }
+}
+
+/// A form evaluated with the guards (positive floor, no declining extrapolation).
+pub struct Evaluator<'a> {
+    fit: &'a CurveFit,
+    horizon: u64,
+    floor: f64,
+    declining: bool,
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(fit: &'a CurveFit, horizon: u64, floor: f64) -> Self {
+        let h = horizon.max(1) as f64;
+        let declining = unit_cost_raw(fit, h + 1.0) < unit_cost_raw(fit, h);
+        Evaluator {
+            fit,
+            horizon: horizon.max(1),
+            floor,
+            declining,
+        }
+    }
+
+    /// c_eff(i).
+    pub fn unit_cost(&self, i: f64) -> f64 {
+        let i = if self.declining {
+            i.min(self.horizon as f64)
+        } else {
+            i
+        };
+        unit_cost_raw(self.fit, i).max(self.floor)
+    }
+
+    /// P(N) = startup + Σ c_eff(i).
+    pub fn total(&self, n: u64) -> f64 {
+        self.fit.params.startup.max(0.0) + self.sum(n)
+    }
+
+    fn sum(&self, n: u64) -> f64 {
+        if n == 0 {
+            return 0.0;
+        }
+        let m = if self.declining {
+            n.min(self.horizon)
+        } else {
+            n
+        };
+        let c = |i: u64| unit_cost_raw(self.fit, i as f64);
+        let cum = |k: u64| forms::cumulative(self.fit.form, &self.fit.params, k);
+        let head = if c(1) >= self.floor && c(m) >= self.floor {
+            cum(m)
+        } else if c(1) < self.floor && c(m) < self.floor {
+            self.floor * m as f64
+        } else if c(1) < self.floor {
+            // Rising through the floor: the first k units are below it.
+            let k = last_where(1, m, |i| c(i) < self.floor);
+            self.floor * k as f64 + cum(m) - cum(k)
+        } else {
+            // Falling through the floor: units k+1..m are below it.
+            let k = last_where(1, m, |i| c(i) >= self.floor);
+            cum(k) + self.floor * (m - k) as f64
+        };
+        head + (n - m) as f64 * self.unit_cost(self.horizon as f64)
+    }
+
+    /// Gradient of P(N) in (startup, a, b), ignoring the floor.
+    fn gradient(&self, n: u64) -> [f64; 3] {
+        let p = &self.fit.params;
+        if self.declining && n > self.horizon {
+            let mut g = forms::gradient(self.fit.form, p, self.horizon);
+            let extra = (n - self.horizon) as f64;
+            let h = self.horizon as f64;
+            let dc = match self.fit.form {
+                Form::Constant => [0.0, 1.0, 0.0],
+                Form::Linear => [0.0, 1.0, h],
+                Form::Log => [0.0, 1.0, h.ln()],
+                Form::Power => [0.0, h.powf(p.b), p.a * h.powf(p.b) * h.ln()],
+            };
+            for j in 0..3 {
+                g[j] += extra * dc[j];
+            }
+            g
+        } else {
+            forms::gradient(self.fit.form, p, n)
+        }
+    }
+
+    /// Standard error of P(N) from the parameter covariance (delta method).
+    pub fn se(&self, n: u64) -> f64 {
+        let g = self.gradient(n);
+        let c = &self.fit.cov;
+        let mut v = 0.0;
+        for j in 0..3 {
+            for k in 0..3 {
+                v += g[j] * c[j][k] * g[k];
+            }
+        }
+        v.max(0.0).sqrt()
+    }
+}
+
+fn unit_cost_raw(fit: &CurveFit, i: f64) -> f64 {
+    forms::unit_cost(fit.form, &fit.params, i)
+}
+
+/// Largest i in [lo, hi] with pred(i), for a predicate true on a prefix
+/// (returns lo - 1 when false everywhere).
+fn last_where(lo: u64, hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
+    if !pred(lo) {
+        return lo - 1;
+    }
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let mid = a + (b - a).div_ceil(2);
+        if pred(mid) {
+            a = mid;
+        } else {
+            b = mid - 1;
+        }
+    }
+    a
+}
+
+/// The running maximum that makes `upper_s` non-decreasing is taken over every
+/// N' below this...
+pub const ENVELOPE_EXACT: u64 = 1024;
+/// ...and over a geometric grid of this ratio beyond it.
+pub const ENVELOPE_STEP: f64 = 1.005;
+
+/// Largest log-scale margin of a bound over its centre (a factor of 10^6): past
+/// it the log-normal approximation says nothing but "unbounded".
+pub const MAX_LOG_MARGIN: f64 = 13.815_510_557_964_274;
+
+/// One-sided quantile of Student's t (normal beyond 1e6 d.f.).
+pub fn t_quantile(confidence: f64, df: f64) -> f64 {
+    let p = confidence.clamp(0.5, 0.999_999);
+    if !(df.is_finite()) || df > 1e6 {
+        return Normal::new(0.0, 1.0)
+            .map(|d| d.inverse_cdf(p))
+            .unwrap_or(2.33);
+    }
+    StudentsT::new(0.0, 1.0, df.max(1.0))
+        .map(|d| d.inverse_cdf(p))
+        .unwrap_or(31.8)
+}
+
+/// The parts of a stratum's curve that projections need (see [`crate::fit::CurveState`]).
+pub struct Projector<'a> {
+    evals: Vec<Evaluator<'a>>,
+    /// t quantiles by (confidence, d.f. rounded to 0.5% on the log scale).
+    tcache: std::cell::RefCell<std::collections::HashMap<(u64, i64), f64>>,
+    spread: &'a Spread,
+    horizon: u64,
+    kappa: f64,
+}
+
+impl<'a> Projector<'a> {
+    pub fn new(state: &'a super::CurveState) -> Self {
+        let evals = state
+            .plausible
+            .iter()
+            .map(|f| Evaluator::new(f, state.horizon, state.unit_floor_s))
+            .collect();
+        Projector {
+            evals,
+            spread: &state.spread,
+            horizon: state.horizon.max(1),
+            kappa: state.extrapolation_kappa,
+            tcache: Default::default(),
+        }
+    }
+
+    /// The chosen form's P(N) (levels not applied).
+    pub fn curve(&self, n: u64) -> f64 {
+        self.evals[0].total(n)
+    }
+
+    pub fn extrapolation_var(&self, n: u64) -> f64 {
+        if n > self.horizon {
+            (self.kappa * (n as f64 / self.horizon as f64).ln()).powi(2)
+        } else {
+            0.0
+        }
+    }
+
+    /// `t_quantile` with the d.f. rounded to 0.5% (the quantile moves by < 0.3%
+    /// of itself across such a step), cached: the inverse CDF is the costly part.
+    fn t(&self, confidence: f64, df: f64) -> f64 {
+        if !df.is_finite() || df > 1e6 {
+            return t_quantile(confidence, f64::INFINITY);
+        }
+        let key = (
+            confidence.to_bits(),
+            (df.max(1.0).ln() * 200.0).round() as i64,
+        );
+        *self
+            .tcache
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| t_quantile(confidence, (key.1 as f64 / 200.0).exp()))
+    }
+
+    /// The bound of form `k` at N, before the envelope.
+    fn form_bound(&self, k: usize, n: u64, confidence: f64) -> f64 {
+        let e = &self.evals[k];
+        let p = e.total(n).max(f64::MIN_POSITIVE);
+        let v_spread = self.spread.predictive_var();
+        let v_fit = (e.se(n) / p).powi(2);
+        let v_ext = self.extrapolation_var(n);
+        let v = v_spread + v_fit + v_ext;
+        let denom = v_spread.powi(2) / self.spread.df.max(1.0)
+            + if e.fit.df > 0.0 {
+                v_fit.powi(2) / e.fit.df
+            } else {
+                0.0
+            };
+        let df = if denom > 0.0 {
+            v * v / denom
+        } else {
+            f64::INFINITY
+        };
+        let margin = (self.t(confidence, df) * v.sqrt()).min(MAX_LOG_MARGIN);
+        (p.ln() + self.spread.mean_ln_level + margin).exp()
+    }
+
+    fn raw_upper(&self, n: u64, confidence: f64) -> f64 {
+        (0..self.evals.len())
+            .map(|k| self.form_bound(k, n, confidence))
+            .fold(0.0, f64::max)
+    }
+
+    /// Like [`Projector::project`] without the running-maximum envelope (for
+    /// plots, which sample many N).
+    pub fn project_fast(&self, units: u64, confidence: f64) -> (f64, f64, f64) {
+        let n = units.max(1);
+        let curve = self.curve(n);
+        let predicted = curve * self.spread.mean_ln_level.exp();
+        let floor = curve * self.spread.max_ln_level.exp();
+        let upper = self.raw_upper(n, confidence);
+        (predicted, floor, upper.max(floor).max(predicted))
+    }
+
+    pub fn project(&self, units: u64, confidence: f64) -> (f64, f64, f64) {
+        let n = units.max(1);
+        let curve = self.curve(n);
+        let predicted = curve * self.spread.mean_ln_level.exp();
+        let floor = curve * self.spread.max_ln_level.exp();
+        let mut upper = self.raw_upper(n, confidence);
+        for m in 1..n.min(ENVELOPE_EXACT) {
+            upper = upper.max(self.raw_upper(m, confidence));
+        }
+        let mut m = ENVELOPE_EXACT as f64;
+        while (m as u64) < n {
+            upper = upper.max(self.raw_upper(m as u64, confidence));
+            m *= ENVELOPE_STEP;
+        }
+        (predicted, floor, upper.max(floor).max(predicted))
+    }
+}
+
+/// `StratumModel::project`.
+pub fn project(model: &StratumModel, units: u64, confidence: f64) -> Projection {
+    let state = &model.curve;
+    let projector = Projector::new(state);
+    let (predicted_s, floor_s, upper_s) = projector.project(units, confidence);
+    let mut notes = Vec::new();
+    let h = state.horizon.max(1);
+    if units > h {
+        notes.push(format!(
+            "extrapolated {:.1}x beyond the longest probed run ({h} units); the bound widens with the distance",
+            units as f64 / h as f64
+        ));
+    }
+    if state.spread.runs <= 1 {
+        notes.push(format!(
+            "one run measured: spread between runs unmeasured, assumed {:.0}%",
+            state.spread.prior_sd * 100.0
+        ));
+    } else {
+        notes.push(format!(
+            "spread between {} runs: {:.1}% (log-sd, shrunk toward {:.0}%)",
+            state.spread.runs,
+            state.spread.posterior_sd * 100.0,
+            state.spread.prior_sd * 100.0
+        ));
+    }
+    if state.plausible.len() > 1 {
+        notes.push(format!(
+            "bound covers the forms the probe cannot rule out: {}",
+            state
+                .plausible
+                .iter()
+                .map(|f| f.form.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Projection {
+        units,
+        predicted_s,
+        floor_s,
+        upper_s,
+        confidence,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_where_finds_the_boundary() {
+        assert_eq!(last_where(1, 100, |i| i <= 37), 37);
+        assert_eq!(last_where(1, 100, |_| false), 0);
+        assert_eq!(last_where(1, 100, |_| true), 100);
+    }
+
+    #[test]
+    fn declining_cost_is_held_and_sums_stay_positive() {
+        let fit = CurveFit {
+            form: Form::Linear,
+            params: Params {
+                startup: 1.0,
+                a: 10.0,
+                b: -0.5,
+            },
+            startup_fitted: true,
+            cov: [[0.0; 3]; 3],
+            df: 5.0,
+        };
+        let e = Evaluator::new(&fit, 10, 1e-6);
+        let mut last = 0.0;
+        for n in 1..200 {
+            let t = e.total(n);
+            assert!(t > last);
+            last = t;
+        }
+        // c(10) = 5 is held beyond the horizon.
+        assert!((e.total(20) - e.total(10) - 50.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,122 @@
+//! What `calib fit` warns about, as a typed set whose text tells the user what to do.
+
+use std::fmt;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FitWarning {
+    /// Per-unit cost changes along a run: a plain mean misleads.
+    SignificantTrend {
+        stratum: String,
+        first_s: f64,
+        last_s: f64,
+        horizon: u64,
+        trend_pct: f64,
+    },
+    /// Two strata differ by more than 2x in per-unit cost.
+    StrataDiffer {
+        slow: String,
+        slow_rate_s: f64,
+        fast: String,
+        fast_rate_s: f64,
+    },
+    /// One stratum measured on different clusters or CPU models.
+    MixedMachines {
+        stratum: String,
+        clusters: Vec<String>,
+        cpu_models: Vec<String>,
+    },
+    /// The projection reaches far beyond the longest probed run.
+    FarExtrapolation {
+        stratum: String,
+        units: u64,
+        probed: u64,
+    },
+    /// Too few units to tell a flat cost from a rising one.
+    ProbeTooShort {
+        stratum: String,
+        units: u64,
+        needed: u64,
+    },
+    /// Only two run lengths: the curvature of the cumulative curve is unmeasured.
+    CurvatureUnmeasured { stratum: String, lengths: Vec<u64> },
+    /// The first unit is much slower than the next ones (warm-up).
+    SlowFirstUnit {
+        stratum: String,
+        first_s: f64,
+        typical_s: f64,
+    },
+    /// A stratum with one run: the spread between runs is assumed, not measured.
+    SpreadUnmeasured { stratum: String, assumed_pct: f64 },
+}
+
+impl FitWarning {
+    /// The stratum the warning is about (the slow one for `StrataDiffer`).
+    pub fn stratum(&self) -> &str {
+        match self {
+            FitWarning::SignificantTrend { stratum, .. }
+            | FitWarning::MixedMachines { stratum, .. }
+            | FitWarning::FarExtrapolation { stratum, .. }
+            | FitWarning::ProbeTooShort { stratum, .. }
+            | FitWarning::CurvatureUnmeasured { stratum, .. }
+            | FitWarning::SlowFirstUnit { stratum, .. }
+            | FitWarning::SpreadUnmeasured { stratum, .. } => stratum,
+            FitWarning::StrataDiffer { slow, .. } => slow,
+        }
+    }
+}
+
+fn list(v: &[String]) -> String {
+    if v.is_empty() {
+        "(unknown)".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+impl fmt::Display for FitWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitWarning::SignificantTrend { stratum, first_s, last_s, horizon, trend_pct } => write!(
+                f,
+                "{stratum}: per-unit cost changes {trend_pct:+.0}% along a run ({first_s:.4} s at unit 1 -> {last_s:.4} s at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean"
+            ),
+            FitWarning::StrataDiffer { slow, slow_rate_s, fast, fast_rate_s } => write!(
+                f,
+                "{slow} costs {:.1}x more per unit than {fast} ({slow_rate_s:.4} vs {fast_rate_s:.4} s): submit the strata as separate arrays, each with its own --time (calib budget does); one walltime for all would either kill the slow cells or queue the fast ones in a scarcer partition",
+                slow_rate_s / fast_rate_s
+            ),
+            FitWarning::MixedMachines { stratum, clusters, cpu_models } => write!(
+                f,
+                "{stratum}: rows come from different machines (clusters: {}; CPU models: {}); per-core speed differs between machines, so this stratum mixes rates: split it (--by cluster or --by cpu_model) and budget from the rows of the cluster you will submit to",
+                list(clusters),
+                list(cpu_models)
+            ),
+            FitWarning::FarExtrapolation { stratum, units, probed } => write!(
+                f,
+                "{stratum}: projecting {units} units from runs of at most {probed} ({:.0}x beyond the probe); the bound is widened for the distance, but a longer probe (a run of at least {} units) would make it tighter and testable",
+                *units as f64 / (*probed).max(1) as f64,
+                (*units / 5).max(*probed + 1)
+            ),
+            FitWarning::ProbeTooShort { stratum, units, needed } => write!(
+                f,
+                "{stratum}: the longest run has {units} units, too few to tell a flat per-unit cost from a rising one; the bound covers both (constant and linear); probe at least {needed} units per run to let calib choose"
+            ),
+            FitWarning::CurvatureUnmeasured { stratum, lengths } => write!(
+                f,
+                "{stratum}: run lengths measured: {}; two lengths fix a trend but not its curvature, so calib extrapolates a straight line on a log-log plot (power law) and widens the bound with the distance; measure a third, longer length to test that",
+                lengths.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            FitWarning::SlowFirstUnit { stratum, first_s, typical_s } => write!(
+                f,
+                "{stratum}: the first unit took {first_s:.4} s against {typical_s:.4} s for the next ones (warm-up or startup); calib counts the excess once per run, so if your jobs restart from checkpoints, add it once per segment"
+            ),
+            FitWarning::SpreadUnmeasured { stratum, assumed_pct } => write!(
+                f,
+                "{stratum}: one run only, so the spread between runs (seeds) is unmeasured: assumed {assumed_pct:.0}%; probe 3 or more runs of this stratum to measure it, since one seed can be much slower than another"
+            ),
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! `calib fit` end to end: ingestion errors (file, line, exit 2), torn lines,
+//! foreign tables, stdin, folders, the model file, JSON and plots.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use calib::synth;
+
+fn calib(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_calib"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, name: &str, content: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+const GOOD: &str = "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,20\nr1,d=a,3,30\n";
+
+fn expect_input_error(content: &str, line: u64, needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "t.csv", content);
+    let out = calib(&["fit", &f], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("t.csv, line {line}")), "{err}");
+    assert!(err.contains(needle), "{err}");
+}
+
+#[test]
+fn missing_column_is_named() {
+    expect_input_error("run,stratum,unit\nr1,d=a,1\n", 1, "`elapsed_s`");
+}
+
+#[test]
+fn non_numeric_value_names_its_line() {
+    expect_input_error(
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,abc\nr1,d=a,3,30\n",
+        3,
+        "`abc`",
+    );
+}
+
+#[test]
+fn elapsed_time_going_backwards_is_an_error() {
+    expect_input_error(
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,9\nr1,d=a,3,30\n",
+        3,
+        "goes backwards",
+    );
+}
+
+#[test]
+fn duplicate_run_unit_is_an_error() {
+    expect_input_error(
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,20\nr1,d=a,2,21\n",
+        4,
+        "unit 2 twice",
+    );
+}
+
+#[test]
+fn torn_last_line_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s,cluster\nr1,d=a,1,10,x\nr1,d=a,2,20,x\nr1,d=a,3,30,x\nr1,d=a,4,4",
+    );
+    let out = calib(&["fit", &f], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("line 5") && err.contains("cut short"), "{err}");
+    assert!(text(&out.stdout).contains("d=a"));
+}
+
+#[test]
+fn mixed_machines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s,cluster,cpu_model\nr1,d=a,1,10,narval,EPYC\nr1,d=a,2,20,narval,EPYC\nr2,d=a,1,25,beluga,Xeon\nr2,d=a,2,50,beluga,Xeon\n",
+    );
+    let out = calib(&["fit", &f], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("beluga, narval") && err.contains("EPYC, Xeon"),
+        "{err}"
+    );
+}
+
+#[test]
+fn stdin_folders_and_the_model_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("timings");
+    std::fs::create_dir(&sub).unwrap();
+    let (csv, _) = synth::trend_case(30, 2, 3);
+    write(&sub, "a.csv", &csv);
+    write(&sub, "ignored.txt", "not csv");
+    let model = dir.path().join("calib-model.json");
+    let out = calib(
+        &[
+            "fit",
+            sub.to_str().unwrap(),
+            "-o",
+            model.to_str().unwrap(),
+            "--units",
+            "100",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert!(
+        table.contains("dataset=X") && table.contains("predicted N=100"),
+        "{table}"
+    );
+    let loaded = calib::model::ModelFile::load(&model).unwrap();
+    assert_eq!(loaded.strata.len(), 1);
+    let s = &loaded.strata[0];
+    assert_eq!((s.runs, s.units_probed), (2, 60));
+    assert_eq!(s.fingerprint.clusters, vec!["narval".to_string()]);
+    // The projection survives the round trip through the file.
+    let p = s.project(100, 0.99);
+    assert!(p.predicted_s > 14_000.0 && p.upper_s >= p.predicted_s);
+    // No temporary file left behind.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    // The same rows on stdin, as JSON.
+    let out = calib(
+        &["fit", "-", "--format", "json", "--units", "100"],
+        Some(&csv),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["strata"][0]["stratum"], "dataset=X");
+    assert!(
+        v["projections"][0]["projection"]["upper_s"]
+            .as_f64()
+            .unwrap()
+            > 14_000.0
+    );
+}
+
+#[test]
+fn foreign_table_with_by_columns_and_per_unit_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("seed,dataset,epoch,seconds\n");
+    for seed in 0..2 {
+        for epoch in 1..=12 {
+            csv.push_str(&format!("{seed},big,{epoch},{}\n", 10.0 + seed as f64));
+            csv.push_str(&format!("{}s,small,{epoch},{}\n", seed, 2.0));
+        }
+    }
+    let f = write(dir.path(), "foreign.csv", &csv);
+    let out = calib(
+        &[
+            "fit",
+            &f,
+            "--by",
+            "dataset",
+            "--run-col",
+            "seed",
+            "--unit-col",
+            "epoch",
+            "--time-col",
+            "seconds",
+            "--per-unit",
+            "--units",
+            "100",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let strata = v["model"]["strata"].as_array().unwrap();
+    assert_eq!(strata.len(), 2);
+    assert_eq!(strata[0]["stratum"], "dataset=big");
+    let p = &v["projections"][0]["projection"];
+    // 10.5 s per epoch on average, 100 epochs.
+    let predicted = p["predicted_s"].as_f64().unwrap();
+    assert!((predicted - 1050.0).abs() < 30.0, "{predicted}");
+    // 5x per-unit difference between the strata.
+    assert!(text(&out.stderr).contains("separate arrays"));
+}
+
+#[test]
+fn plots_png_and_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = synth::spread_case(15, 2);
+    let f = write(dir.path(), "t.csv", &csv);
+    for ext in ["png", "svg"] {
+        let plot = dir.path().join(format!("p.{ext}"));
+        let out = calib(
+            &[
+                "fit",
+                &f,
+                "--units",
+                "100",
+                "--plot",
+                plot.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let bytes = std::fs::read(&plot).unwrap();
+        assert!(bytes.len() > 5_000, "{ext}: {} bytes", bytes.len());
+        if ext == "svg" {
+            let s = String::from_utf8(bytes).unwrap();
+            assert!(s.contains("unit index") && s.contains("per-unit cost (s)"));
+        } else {
+            assert_eq!(&bytes[1..4], b"PNG");
+        }
+    }
+    let out = calib(
+        &[
+            "fit",
+            &f,
+            "--plot",
+            dir.path().join("p.gif").to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn help_has_an_example() {
+    let out = calib(&["fit", "--help"], None);
+    let help = text(&out.stdout);
+    assert!(
+        help.contains("calib fit calib-timings/ -o calib-model.json"),
+        "{help}"
+    );
+    assert!(help.contains("--unit-col"));
+}
+
+#[test]
+fn good_file_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "t.csv", GOOD);
+    let out = calib(&["fit", &f], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // One run of three units: both warnings.
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("too few") && err.contains("unmeasured"),
+        "{err}"
+    );
+}

@@ -1,0 +1,117 @@
+//! Property tests: projections are finite, positive, ordered and never decrease
+//! as the number of units grows.
+
+use std::io::Write;
+
+use calib::fit::{fit_timings, CurveFit, CurveState, FitOptions, Form, Params, Spread};
+use calib::model::{ModelFingerprint, StratumModel};
+use calib::synth::{self, Cost, Rng, RunSpec};
+use calib::timings::{read_timings, IngestOptions};
+use proptest::prelude::*;
+
+fn check(model: &StratumModel, mut ns: Vec<u64>, confidence: f64) -> Result<(), TestCaseError> {
+    ns.sort_unstable();
+    let mut last: Option<calib::model::Projection> = None;
+    for n in ns {
+        let p = model.project(n, confidence);
+        for v in [p.predicted_s, p.floor_s, p.upper_s] {
+            prop_assert!(v.is_finite() && v > 0.0, "N={n}: {p:?}");
+        }
+        prop_assert!(p.predicted_s <= p.upper_s, "N={n}: {p:?}");
+        prop_assert!(p.floor_s <= p.upper_s, "N={n}: {p:?}");
+        if let Some(q) = &last {
+            let tol = 1e-9 * q.upper_s;
+            prop_assert!(
+                p.predicted_s + tol >= q.predicted_s,
+                "predicted fell: {q:?} -> {p:?}"
+            );
+            prop_assert!(p.floor_s + tol >= q.floor_s, "floor fell: {q:?} -> {p:?}");
+            prop_assert!(p.upper_s + tol >= q.upper_s, "upper fell: {q:?} -> {p:?}");
+        }
+        last = Some(p);
+    }
+    Ok(())
+}
+
+fn cost_strategy() -> impl Strategy<Value = Cost> {
+    prop_oneof![
+        (0.01f64..100.0).prop_map(|a| Cost::Constant { a }),
+        (0.01f64..100.0, 0.3f64..3.0, 5u64..500).prop_map(|(f, r, at)| Cost::Linear {
+            first: f,
+            last: f * r,
+            at
+        }),
+        (0.5f64..50.0, -0.05f64..2.0).prop_map(|(a, b)| Cost::Log { a, b: a * b }),
+        (0.01f64..100.0, -0.8f64..1.5).prop_map(|(a, b)| Cost::Power { a, b }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Fit noisy synthetic data of any form, then project.
+    #[test]
+    fn fitted_projections_never_decrease(
+        cost in cost_strategy(),
+        runs in 1usize..4,
+        units in 2u64..60,
+        cv in 0.0f64..0.3,
+        startup in 0.0f64..100.0,
+        seed in any::<u64>(),
+        ns in proptest::collection::vec(1u64..200_000, 1..12),
+        confidence in 0.6f64..0.999,
+    ) {
+        let mut csv = synth::HEADER.to_string();
+        let mut rng = Rng::new(seed);
+        for k in 0..runs {
+            let spec = RunSpec {
+                run: format!("r{k}"), stratum: "cell=a".into(), units, startup_s: startup,
+                cost, level: 1.0 + 0.1 * k as f64, noise_cv: cv, cluster: "c".into(), cpu_model: "m".into(),
+            };
+            synth::write_unit_rows(&mut csv, &spec, &mut rng);
+        }
+        let mut f = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
+        f.write_all(csv.as_bytes()).unwrap();
+        let timings = read_timings(&[f.path().to_path_buf()], &IngestOptions::default()).unwrap();
+        let report = fit_timings(&timings, &FitOptions::default()).unwrap();
+        let mut ns = ns;
+        ns.extend([1, 2, units, units + 1, 10 * units]);
+        check(&report.model.strata[0], ns, confidence)?;
+    }
+
+    /// Arbitrary (even absurd) fitted parameters and covariances: the guards hold.
+    #[test]
+    fn any_curve_projects_monotonically(
+        form in prop_oneof![Just(Form::Constant), Just(Form::Linear), Just(Form::Log), Just(Form::Power)],
+        startup in 0.0f64..1e4,
+        a in -10.0f64..100.0,
+        b in -3.0f64..3.0,
+        var in 0.0f64..10.0,
+        corr in -0.99f64..0.99,
+        horizon in 1u64..2000,
+        levels in proptest::collection::vec(-0.5f64..0.5, 1..6),
+        ns in proptest::collection::vec(1u64..1_000_000, 1..10),
+    ) {
+        let b = if form == Form::Power { b.clamp(-1.0, 3.0) } else { b };
+        let sd = [var.sqrt(), var.sqrt() * 0.1, var.sqrt() * 0.01];
+        let mut cov = [[0.0; 3]; 3];
+        for j in 0..3 { for k in 0..3 {
+            cov[j][k] = sd[j] * sd[k] * if j == k { 1.0 } else { corr };
+        }}
+        let fit = CurveFit { form, params: Params { startup, a, b }, startup_fitted: true, cov, df: 7.0 };
+        let state = CurveState {
+            plausible: vec![fit.clone(), CurveFit { form: Form::Constant, ..fit }],
+            horizon,
+            unit_floor_s: 1e-6,
+            spread: Spread::from_levels(&levels, 0.1, 3.0),
+            ..CurveState::default()
+        };
+        let model = StratumModel {
+            stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, model: form.name().into(),
+            params: Default::default(), fingerprint: ModelFingerprint::default(), warnings: vec![], curve: state,
+        };
+        let mut ns = ns;
+        ns.extend([1, 2, horizon, horizon + 1, 1023, 1024, 1025, 1030]);
+        check(&model, ns, 0.99)?;
+    }
+}
