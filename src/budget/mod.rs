@@ -41,7 +41,7 @@ pub struct BudgetOptions {
 pub struct Basis {
     pub runs: usize,
     pub units_probed: u64,
-    /// Longest probed run, in units (approximate when the model does not say).
+    /// Longest probed run, in units.
     pub probe_units: u64,
     pub model: String,
     /// Per-unit cost at the first unit (startup included) and at the probe's end.

@@ -513,17 +513,3 @@ fn median(v: &mut [f64]) -> f64 {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
-
-#[derive(Debug, Clone, Default)]
-pub struct FitOptions {}
-
-pub struct FitReport {
-    pub model: crate::model::ModelFile,
-}
-
-pub fn fit_timings(
-    _timings: &crate::timings::Timings,
-    _options: &FitOptions,
-) -> crate::error::Result<FitReport> {
-    Err(crate::error::Error::Failed("placeholder".into()))
-}
