@@ -5,13 +5,10 @@
 //! loaded, so a user who pasted a bad `sinfo` sees that first.
 //!
 //! MODEL-DEPENDENT tests (marked `MODEL-DEPENDENT` below) need a model file
-//! that deserializes. They build it with [`model_json`], the only place that
-//! knows the shape of the `curve` field (today the fit placeholder's
-//! `CurveState { rate_s, startup_s, slowest_rate_s }`, a constant per-unit
-//! rate). When the fit is replaced, adapt `model_json` so that a stratum
-//! costs about `rate_s` seconds per unit, and these tests should hold as they
-//! are: they check statuses, exit codes and contract fields, not the fit's
-//! numbers, except where a comment says what the numbers rest on.
+//! that deserializes. They build it with [`model_json`], which fits synthetic
+//! timings of about `rate_s` seconds per unit with `calib fit`. They check
+//! statuses, exit codes and contract fields, not the fit's numbers, except
+//! where a comment says what the numbers rest on.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -81,32 +78,47 @@ fn assert_mentions(text: &str, needles: &[&str]) {
 }
 
 /// A model file with one stratum per `(stratum, rate_s)`, measured on `cluster`
-/// when given. MODEL-DEPENDENT: the `curve` field below is the fit
-/// placeholder's shape (constant rate, `upper = 1.2 x floor`); adapt it here
-/// when the fit is replaced.
+/// when given, made the way a user makes one: timings of 3 runs x 30 units at
+/// about `rate_s` seconds per unit (run levels 0.99, 1.00, 1.01, and a
+/// deterministic +-0.5% wobble per unit), fitted by `calib fit -o`.
+/// MODEL-DEPENDENT tests rest on this: a stratum costs about `rate_s` per unit,
+/// and its slowest run 1% more.
 fn model_json(strata: &[(&str, f64)], cluster: Option<&str>) -> String {
-    let clusters: Vec<&str> = cluster.into_iter().collect();
-    let strata: Vec<Value> = strata
-        .iter()
-        .map(|(stratum, rate_s)| {
-            serde_json::json!({
-                "stratum": stratum,
-                "runs": 3,
-                "units_probed": 30,
-                "model": "constant",
-                "params": {},
-                "fingerprint": {"clusters": clusters, "cpu_models": []},
-                "warnings": [],
-                "curve": {"rate_s": rate_s, "startup_s": 0.0, "slowest_rate_s": rate_s},
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "calib_version": "0.1.0",
-        "created_at": "2026-11-29T00:00:00Z",
-        "strata": strata,
-    })
-    .to_string()
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("run,stratum,unit,elapsed_s,cluster\n");
+    for (s, (stratum, rate_s)) in strata.iter().enumerate() {
+        for (r, level) in [0.99, 1.00, 1.01].iter().enumerate() {
+            let mut elapsed = 0.0;
+            for unit in 1..=30u64 {
+                let wobble = if (unit + r as u64) % 2 == 0 {
+                    1.005
+                } else {
+                    0.995
+                };
+                elapsed += rate_s * level * wobble;
+                csv.push_str(&format!(
+                    "s{s}r{r},\"{stratum}\",{unit},{elapsed:.6},{}\n",
+                    cluster.unwrap_or("")
+                ));
+            }
+        }
+    }
+    let timings = dir.path().join("timings.csv");
+    std::fs::write(&timings, csv).unwrap();
+    let model = dir.path().join("model.json");
+    let out = Command::new(BIN)
+        .arg("fit")
+        .arg(&timings)
+        .arg("-o")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "calib fit failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&model).unwrap()
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
