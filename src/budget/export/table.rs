@@ -87,10 +87,10 @@ impl Exporter for TableExporter {
             .iter()
             .map(|b| {
                 format!(
-                    "{}: {} stratum{} / {} task{}",
+                    "{}: {} {} / {} task{}",
                     b.bucket,
                     b.strata,
-                    if b.strata == 1 { "" } else { "s" },
+                    if b.strata == 1 { "stratum" } else { "strata" },
                     b.tasks,
                     if b.tasks == 1 { "" } else { "s" }
                 )
