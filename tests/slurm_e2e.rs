@@ -96,7 +96,7 @@ fn probe_array_fit_budget_submit_and_audit() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 4, "{files:?}");
-    let timings = read_timings(&[probes.clone()], &IngestOptions::default()).unwrap();
+    let timings = read_timings(std::slice::from_ref(&probes), &IngestOptions::default()).unwrap();
     assert!(timings.warnings.is_empty(), "{:?}", timings.warnings);
     assert_eq!(timings.runs.len(), 4);
     for run in &timings.runs {

@@ -14,6 +14,7 @@ pub mod summary;
 pub mod transfer;
 
 use crate::error::{Error, Result};
+use crate::fit::project::Evaluator;
 use crate::model::{ModelFile, Projection, StratumModel};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::{format_minutes, human_duration};
@@ -44,9 +45,11 @@ pub struct Basis {
     /// Longest probed run, in units.
     pub probe_units: u64,
     pub model: String,
-    /// Per-unit cost at the first unit (startup included) and at the probe's end.
+    /// Per-unit cost at the first unit and at the probe's last (startup apart).
     pub rate_first_s: f64,
     pub rate_last_s: f64,
+    /// The fitted startup (seconds before the first unit's own work).
+    pub startup_s: f64,
     pub clusters: Vec<String>,
     pub cpu_models: Vec<String>,
     pub measured_from: Option<String>,
@@ -208,7 +211,7 @@ fn budget_stratum(
         )));
     }
     let decision = rule::decide(projection.floor_s, projection.upper_s, caps);
-    let basis = basis_of(stratum, confidence);
+    let basis = basis_of(stratum);
     let mut notes = Vec::new();
     match decision.status {
         Status::RoundedDown => {
@@ -262,20 +265,22 @@ fn budget_stratum(
     })
 }
 
-fn basis_of(stratum: &StratumModel, confidence: f64) -> Basis {
-    let probe_units = if stratum.runs > 0 {
-        (stratum.units_probed as f64 / stratum.runs as f64)
-            .round()
-            .max(1.0) as u64
-    } else {
-        1
-    };
-    let at = |n: u64| stratum.project(n, confidence).predicted_s;
-    let rate_first_s = at(1);
-    let rate_last_s = if probe_units > 1 {
-        at(probe_units) - at(probe_units - 1)
-    } else {
-        rate_first_s
+fn basis_of(stratum: &StratumModel) -> Basis {
+    let curve = &stratum.curve;
+    let probe_units = curve.horizon.max(1);
+    // The chosen form's own per-unit cost at the mean run level: what a unit
+    // cost, without the startup, at the first unit and at the probe's last.
+    let (rate_first_s, rate_last_s, startup_s) = match curve.plausible.first() {
+        Some(fit) => {
+            let evaluator = Evaluator::new(fit, curve.horizon, curve.unit_floor_s);
+            let level = curve.spread.mean_ln_level.exp();
+            (
+                evaluator.unit_cost(1.0) * level,
+                evaluator.unit_cost(probe_units as f64) * level,
+                fit.params.startup.max(0.0) * level,
+            )
+        }
+        None => (f64::NAN, f64::NAN, f64::NAN),
     };
     Basis {
         runs: stratum.runs,
@@ -284,6 +289,7 @@ fn basis_of(stratum: &StratumModel, confidence: f64) -> Basis {
         model: stratum.model.clone(),
         rate_first_s,
         rate_last_s,
+        startup_s,
         clusters: stratum.fingerprint.clusters.clone(),
         cpu_models: stratum.fingerprint.cpu_models.clone(),
         measured_from: stratum.fingerprint.measured_from.clone(),

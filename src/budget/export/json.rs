@@ -36,6 +36,8 @@ impl Exporter for JsonExporter {
                         "model": s.basis.model,
                         "rate_first_s": round3(s.basis.rate_first_s),
                         "rate_last_s": round3(s.basis.rate_last_s),
+                        "startup_s": round3(s.basis.startup_s),
+                        "probe_units": s.basis.probe_units,
                         "clusters": s.basis.clusters,
                         "cpu_models": s.basis.cpu_models,
                         "measured_from": s.basis.measured_from,

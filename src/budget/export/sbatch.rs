@@ -51,10 +51,11 @@ fn record(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> String
         .unwrap_or_default();
     let unit = &context.unit_name;
     let mut text = format!(
-        "# measured: {} per {unit} at {unit} 1 -> {} at {unit} {} ({} model), {} run{} / {} {unit}s probed, on {machine}{when}\n",
+        "# measured: {} per {unit} at {unit} 1 -> {} at {unit} {}, startup {} ({} model), {} run{} / {} {unit}s probed, on {machine}{when}\n",
         rate(b.rate_first_s),
         rate(b.rate_last_s),
         b.probe_units,
+        rate(b.startup_s),
         b.model,
         b.runs,
         if b.runs == 1 { "" } else { "s" },
