@@ -22,7 +22,17 @@
 //! - **Durability.** A unit's row is handed to the kernel, in one `write(2)`,
 //!   before the output holding its marker is passed on and before the next read:
 //!   a kill of calib at any moment loses no unit that it had seen, and can leave
-//!   at most a torn last line, which `calib fit` skips with a warning.
+//!   at most a torn last line, which `calib fit` skips with a warning. (The
+//!   kernel holds the row from then on: it survives any kill of calib; only a
+//!   crash of the node itself could lose the last rows, as calib does not
+//!   `fsync`.) The file never exists without its header (see [`naming`]).
+//! - **Stopping.** `--units` and `--timeout` stop the command with `TERM` (and
+//!   `CONT`), then `KILL` after `--grace`. A `TERM`/`INT`/`HUP`/`QUIT` sent to
+//!   calib (Slurm's walltime kill, `scancel`, Ctrl-C) is passed on, no further
+//!   run starts, and the `end` row is written once the command has exited;
+//!   under Slurm the command also gets the job's own `TERM`, so it may see two.
+//!   If the scheduler's `KILL` comes before the command has exited, the rows
+//!   written so far stay and the run simply has no `end` row.
 //!
 //! # Modules
 //!
