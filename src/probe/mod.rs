@@ -36,12 +36,14 @@
 //!
 //! # Modules
 //!
-//! [`marker`] (which lines are units), [`runner`] (the child process, its
-//! output and its signals), [`signals`] (calib's own signal handling),
+//! [`marker`] (which lines are units), [`runner`] (one run: the read loop and
+//! its rows), [`child`] (the command's process: group, stopping, signals),
+//! [`signals`] (calib's own signal handling),
 //! [`fingerprint`] (where the run was measured), [`naming`] (file and run ids),
 //! [`gate`] (the login-node refusal), [`duration`] (`--timeout`), [`progress`]
 //! (what the user sees), [`plan`] (repetitions and run lengths).
 
+pub mod child;
 pub mod duration;
 pub mod fingerprint;
 pub mod gate;
@@ -60,9 +62,10 @@ use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 use crate::timings::RunEnd;
 
+use child::StopReason;
 use marker::UnitMatcher;
 use progress::{seconds, Console, ProgressMode};
-use runner::{RunContext, StopReason};
+use runner::RunContext;
 
 /// Everything a probe needs, checked.
 #[derive(Debug, Clone)]
