@@ -819,3 +819,23 @@ fn gpus_come_from_nvidia_smi_when_present() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_tqdm_like_bar_counts_one_unit_per_epoch() {
+    // What tqdm(desc=f"Epoch {e}") writes to stderr: a redraw per batch.
+    let script = "import sys, time\n\
+                  for e in range(3):\n\
+                  \x20   for b in range(0, 101, 10):\n\
+                  \x20       sys.stderr.write(f'\\rEpoch {e}: {b:3d}%|' + '#' * (b // 10))\n\
+                  \x20       sys.stderr.flush()\n\
+                  \x20       time.sleep(0.005)\n\
+                  \x20   sys.stderr.write('\\n')\n";
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "python3", "-c", script]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(units_of(&runs(dir.path())[0]), [1, 2, 3]);
+    assert!(
+        stderr(&out).contains("\rEpoch 2: 100%|##########\n"),
+        "passed through unchanged"
+    );
+}
