@@ -105,6 +105,7 @@ pub struct ProbeReport {
 
 /// Runs the whole probe: gate, fingerprint, file, every planned run.
 pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
+    plan::check(config)?;
     gate::check(config.allow_login, config.timeout, &config.command_line)?;
     check_program(&config.command[0])?;
     let mut console = Console::new(config.progress);
