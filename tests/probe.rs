@@ -118,14 +118,9 @@ fn units_limit_stops_a_shell_loop_and_every_row_carries_the_fingerprint() {
     let fp = &r.fingerprint;
     assert_eq!(fp.cluster.as_deref(), Some("testcluster"));
     assert_eq!(fp.job_id.as_deref(), Some("4242"));
-    assert_eq!(
-        fp.gpus.as_deref(),
-        Some(if which("nvidia-smi") {
-            fp.gpus.as_deref().unwrap()
-        } else {
-            "none"
-        })
-    );
+    if !which("nvidia-smi") {
+        assert_eq!(fp.gpus.as_deref(), Some("none"));
+    }
     assert_eq!(fp.calib_version.as_deref(), Some(calib::VERSION));
     assert!(fp.host.as_deref().is_some_and(|h| !h.is_empty()));
     assert!(fp.cpus.as_deref().unwrap().parse::<usize>().unwrap() >= 1);
@@ -789,4 +784,58 @@ fn a_script_without_the_execute_bit_is_refused_before_anything_runs() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("not executable"), "{}", stderr(&out));
     assert!(files(&out_dir).is_empty());
+}
+
+#[test]
+fn gpus_come_from_nvidia_smi_when_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let smi = bin.join("nvidia-smi");
+    std::fs::write(
+        &smi,
+        "#!/bin/sh\n[ \"$1\" = -L ] || exit 2\n\
+         echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaaa)'\n\
+         echo 'GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-bbbb)'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&smi, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out_dir = dir.path().join("out");
+    let out = run(probe(&out_dir).env("PATH", path).args([
+        "-s",
+        "k=gpu",
+        "--",
+        "sh",
+        "-c",
+        "echo CALIB_UNIT",
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fp = &runs(&out_dir)[0].fingerprint;
+    assert_eq!(fp.gpus.as_deref(), Some("2x NVIDIA H100 80GB HBM3"));
+    assert!(
+        stderr(&out).contains("GPUs: 2x NVIDIA H100"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_tqdm_like_bar_counts_one_unit_per_epoch() {
+    // What tqdm(desc=f"Epoch {e}") writes to stderr: a redraw per batch.
+    let script = "import sys, time\n\
+                  for e in range(3):\n\
+                  \x20   for b in range(0, 101, 10):\n\
+                  \x20       sys.stderr.write(f'\\rEpoch {e}: {b:3d}%|' + '#' * (b // 10))\n\
+                  \x20       sys.stderr.flush()\n\
+                  \x20       time.sleep(0.005)\n\
+                  \x20   sys.stderr.write('\\n')\n";
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "python3", "-c", script]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(units_of(&runs(dir.path())[0]), [1, 2, 3]);
+    assert!(
+        stderr(&out).contains("\rEpoch 2: 100%|##########\n"),
+        "passed through unchanged"
+    );
 }

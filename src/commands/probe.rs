@@ -66,8 +66,11 @@ pub struct ProbeArgs {
     /// line counts once however often it matches). The default matches common
     /// progress lines, a word then a number: `generation 12`, `epoch 3/100`,
     /// `Step: 400`, `iter 7`, and the explicit marker CALIB_UNIT (ASCII case
-    /// ignored). Print the marker when a unit ends. If your program prints
-    /// several kinds of progress lines, name the one that is your unit.
+    /// ignored). Print the marker when a unit ends. A progress bar redrawn
+    /// with \r counts once per label (tqdm's `Epoch 3: 45%|...` is one unit,
+    /// counted when it first shows), a counter redrawn in place counts every
+    /// value. If your program prints several kinds of progress lines, name the
+    /// one that is your unit.
     /// Example: --unit-regex '^Epoch \d+ done'
     #[arg(short = 'u', long, value_name = "REGEX", conflicts_with = "lengths")]
     pub unit_regex: Option<String>,

@@ -226,6 +226,19 @@ mod tests {
     }
 
     #[test]
+    fn a_hanging_nvidia_smi_is_cut_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("nvidia-smi");
+        std::fs::write(&script, "#!/bin/sh\nexec sleep 30\n").unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let began = std::time::Instant::now();
+        let gpus = gpus_with(script.to_str().unwrap(), Duration::from_millis(300));
+        assert!(gpus.starts_with("unknown"), "{gpus}");
+        assert!(began.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
     fn cpu_model_line() {
         let info = "processor\t: 0\nmodel name\t: AMD EPYC  7532 32-Core Processor\n";
         assert_eq!(

@@ -1,10 +1,19 @@
 //! Unit markers: which output lines mean "a unit just finished".
 //!
-//! A **line** is a run of bytes ended by `\n` or `\r` (a progress bar that
-//! redraws itself with `\r` yields one line per redraw). A line is a **marker**
+//! A **line** is a run of bytes ended by `\n` or `\r`. A line is a **marker**
 //! when the unit regex matches somewhere in it; each marker line counts as exactly
 //! one unit, however many times the regex matches inside it. `^` and `$` anchor
 //! at the line's start and end.
+//!
+//! **Redraws.** A progress bar redraws its line with `\r`: tqdm with
+//! `desc="Epoch 3"` prints `Epoch 3:  45%|...` hundreds of times during one
+//! epoch. A marker line that shows the *same matched text* as the previous
+//! marker line of its stream, where that one ended with `\r` and no `\n` came
+//! in between, is a redraw of the same unit and is not counted again. A counter
+//! redrawn in place (`\rgeneration 12`, `\rgeneration 13`) changes its matched
+//! text each time, so each redraw is a unit. The unit is counted at its first
+//! appearance (its row is written at once): for a bar labelled with the unit
+//! it is working on, that is when the unit *starts*.
 //!
 //! Cost: output is scanned chunk by chunk, not line by line. The regex (compiled a
 //! second time in multi-line CRLF mode, so that `^`/`$` see line boundaries) is
@@ -84,6 +93,13 @@ impl UnitMatcher {
         self.line_re.is_match(&line[..line.len().min(MAX_LINE)])
     }
 
+    /// The text the regex matched in a marker line (what a redraw repeats).
+    fn matched<'l>(&self, line: &'l [u8]) -> Option<&'l [u8]> {
+        self.line_re
+            .find(&line[..line.len().min(MAX_LINE)])
+            .map(|m| m.as_bytes())
+    }
+
     /// Calls `found(start, end)` for every marker line of `region`, in order.
     /// `region` must consist of complete lines: it ends with `\n` or `\r`.
     fn for_each_marker(&self, region: &[u8], mut found: impl FnMut(usize, usize)) {
@@ -136,6 +152,9 @@ pub struct LineScanner {
     partial: Vec<u8>,
     /// The unfinished line is longer than what `partial` keeps.
     overflowed: bool,
+    /// The matched text of the last marker line, while it is being redrawn
+    /// (it ended with `\r` and no `\n` followed yet).
+    redraw: Option<Vec<u8>>,
 }
 
 impl LineScanner {
@@ -143,8 +162,8 @@ impl LineScanner {
         LineScanner::default()
     }
 
-    /// Scans one chunk; calls `marker(line)` for each marker line completed in it,
-    /// in order. `line` excludes the terminator and may be cut at [`MAX_LINE`].
+    /// Scans one chunk; calls `marker(line)` for each unit completed in it, in
+    /// order. `line` excludes the terminator and may be cut at [`MAX_LINE`].
     pub fn scan(&mut self, matcher: &UnitMatcher, chunk: &[u8], mut marker: impl FnMut(&[u8])) {
         let mut rest = chunk;
         if !self.partial.is_empty() || self.overflowed {
@@ -155,9 +174,9 @@ impl LineScanner {
                 }
                 Some(i) => {
                     self.keep(&rest[..i]);
-                    if matcher.is_marker(&self.partial) {
-                        marker(&self.partial);
-                    }
+                    let line = std::mem::take(&mut self.partial);
+                    self.on_line(matcher, &line, rest[i] == b'\r', &mut marker);
+                    self.partial = line;
                     self.partial.clear();
                     self.overflowed = false;
                     rest = &rest[i + 1..];
@@ -170,7 +189,14 @@ impl LineScanner {
         };
         if complete > 0 {
             let region = &rest[..complete];
-            matcher.for_each_marker(region, |start, end| marker(&region[start..end]));
+            let mut after_last = 0;
+            matcher.for_each_marker(region, |start, end| {
+                self.newlines_between(&region[after_last..start]);
+                let ended_by_cr = region[end] == b'\r';
+                self.on_line(matcher, &region[start..end], ended_by_cr, &mut marker);
+                after_last = end + 1;
+            });
+            self.newlines_between(&region[after_last.min(complete)..]);
         }
         self.keep(&rest[complete..]);
     }
@@ -178,11 +204,40 @@ impl LineScanner {
     /// The unfinished line at the end of the stream, if it is a marker (a last
     /// line without a terminator still counts).
     pub fn finish(&mut self, matcher: &UnitMatcher, mut marker: impl FnMut(&[u8])) {
-        if !self.partial.is_empty() && matcher.is_marker(&self.partial) {
-            marker(&self.partial);
+        if !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            self.on_line(matcher, &line, false, &mut marker);
         }
         self.partial.clear();
         self.overflowed = false;
+        self.redraw = None;
+    }
+
+    /// One complete line (known or likely to be a marker).
+    fn on_line(
+        &mut self,
+        matcher: &UnitMatcher,
+        line: &[u8],
+        ended_by_cr: bool,
+        marker: &mut impl FnMut(&[u8]),
+    ) {
+        match matcher.matched(line) {
+            Some(text) => {
+                if self.redraw.as_deref() != Some(text) {
+                    marker(line);
+                }
+                self.redraw = ended_by_cr.then(|| text.to_vec());
+            }
+            None if !ended_by_cr => self.redraw = None,
+            None => {}
+        }
+    }
+
+    /// Lines that are no marker: a `\n` among them ends any redraw.
+    fn newlines_between(&mut self, bytes: &[u8]) {
+        if self.redraw.is_some() && bytes.contains(&b'\n') {
+            self.redraw = None;
+        }
     }
 
     fn keep(&mut self, bytes: &[u8]) {
@@ -261,6 +316,49 @@ mod tests {
     }
 
     #[test]
+    fn a_redrawn_progress_bar_counts_once_per_label() {
+        // tqdm(desc=f"Epoch {e}"): `\r` before each redraw, `\n` when it closes.
+        let bar = b"\rEpoch 1:   0%|  | 0/9\rEpoch 1:  50%|# | 4/9\rEpoch 1: 100%|##| 9/9\n\
+                    \rEpoch 2:   0%|  | 0/9\rEpoch 2: 100%|##| 9/9\n";
+        assert_eq!(
+            markers(DEFAULT_UNIT_REGEX, &[bar]),
+            ["Epoch 1:   0%|  | 0/9", "Epoch 2:   0%|  | 0/9"]
+        );
+        // A bar that never ends its line (leave=False) still counts per label.
+        let bar = b"\rEpoch 1: 10%\rEpoch 1: 90%\r            \rEpoch 2: 10%\rEpoch 2: 90%";
+        assert_eq!(markers(DEFAULT_UNIT_REGEX, &[bar]).len(), 2);
+    }
+
+    #[test]
+    fn a_counter_redrawn_in_place_counts_every_value() {
+        let got = markers(
+            DEFAULT_UNIT_REGEX,
+            &[b"\rgeneration 1\rgeneration 2\rgeneration 3\n"],
+        );
+        assert_eq!(got, ["generation 1", "generation 2", "generation 3"]);
+    }
+
+    #[test]
+    fn identical_markers_on_their_own_lines_all_count() {
+        assert_eq!(
+            markers("CALIB_UNIT", &[b"CALIB_UNIT\nCALIB_UNIT\n"]).len(),
+            2
+        );
+        assert_eq!(
+            markers("CALIB_UNIT", &[b"CALIB_UNIT\r\nCALIB_UNIT\r\nCALIB_UNIT"]).len(),
+            3
+        );
+        assert_eq!(
+            markers("CALIB_UNIT", &[b"CALIB_UNIT\r", b"\nCALIB_UNIT\r\n"]).len(),
+            2
+        );
+        assert_eq!(
+            markers("CALIB_UNIT", &[b"CALIB_UNIT\rnoise\nCALIB_UNIT\n"]).len(),
+            2
+        );
+    }
+
+    #[test]
     fn a_match_across_a_line_break_is_not_a_marker() {
         // `a\sb` matches "a\nb" in the chunk, but no single line holds it.
         assert!(markers(r"a\sb", &[b"xa\nbx\n"]).is_empty());
@@ -294,21 +392,53 @@ mod tests {
         assert!(UnitMatcher::new("x*").is_err());
     }
 
+    /// The rules read line by line, the slow obvious way: the reference the
+    /// chunked scanner must agree with.
+    fn reference(pattern: &str, text: &str) -> Vec<String> {
+        let re = regex::Regex::new(pattern).unwrap();
+        let mut out = Vec::new();
+        let mut redraw: Option<String> = None;
+        let mut line = String::new();
+        let mut chars = text.chars().peekable();
+        loop {
+            let c = chars.next();
+            match c {
+                Some('\n') | Some('\r') | None => {
+                    if c.is_none() && line.is_empty() {
+                        break;
+                    }
+                    let by_cr = c == Some('\r');
+                    match re.find(&line).map(|m| m.as_str().to_string()) {
+                        Some(t) => {
+                            if redraw.as_ref() != Some(&t) {
+                                out.push(line.clone());
+                            }
+                            redraw = by_cr.then_some(t);
+                        }
+                        None if !by_cr => redraw = None,
+                        None => {}
+                    }
+                    line.clear();
+                    if c.is_none() {
+                        break;
+                    }
+                }
+                Some(ch) => line.push(ch),
+            }
+        }
+        out
+    }
+
     proptest! {
-        /// Chunked scanning finds exactly the lines a line-by-line reading finds.
+        /// Chunked scanning finds exactly the units a line-by-line reading finds.
         #[test]
         fn chunking_does_not_change_the_markers(
             lines in proptest::collection::vec("(step [0-9]{1,3}|noise|ep|och 1|a b|)", 0..40),
+            seps in proptest::collection::vec(prop_oneof!["\n", "\r", "\r\n"], 40),
             cuts in proptest::collection::vec(0usize..400, 0..8),
-            crlf in any::<bool>(),
         ) {
-            let sep = if crlf { "\r\n" } else { "\n" };
-            let text: String = lines.iter().map(|l| format!("{l}{sep}")).collect();
-            let expected: Vec<String> = lines
-                .iter()
-                .filter(|l| regex::Regex::new(r"step [0-9]+|och").unwrap().is_match(l))
-                .cloned()
-                .collect();
+            let text: String = lines.iter().zip(&seps).map(|(l, s)| format!("{l}{s}")).collect();
+            let expected = reference(r"step [0-9]+|och", &text);
             let bytes = text.as_bytes();
             let mut points: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
             points.push(0);

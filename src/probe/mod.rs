@@ -22,16 +22,28 @@
 //! - **Durability.** A unit's row is handed to the kernel, in one `write(2)`,
 //!   before the output holding its marker is passed on and before the next read:
 //!   a kill of calib at any moment loses no unit that it had seen, and can leave
-//!   at most a torn last line, which `calib fit` skips with a warning.
+//!   at most a torn last line, which `calib fit` skips with a warning. (The
+//!   kernel holds the row from then on: it survives any kill of calib; only a
+//!   crash of the node itself could lose the last rows, as calib does not
+//!   `fsync`.) The file never exists without its header (see [`naming`]).
+//! - **Stopping.** `--units` and `--timeout` stop the command with `TERM` (and
+//!   `CONT`), then `KILL` after `--grace`. A `TERM`/`INT`/`HUP`/`QUIT` sent to
+//!   calib (Slurm's walltime kill, `scancel`, Ctrl-C) is passed on, no further
+//!   run starts, and the `end` row is written once the command has exited;
+//!   under Slurm the command also gets the job's own `TERM`, so it may see two.
+//!   If the scheduler's `KILL` comes before the command has exited, the rows
+//!   written so far stay and the run simply has no `end` row.
 //!
 //! # Modules
 //!
-//! [`marker`] (which lines are units), [`runner`] (the child process, its
-//! output and its signals), [`signals`] (calib's own signal handling),
+//! [`marker`] (which lines are units), [`runner`] (one run: the read loop and
+//! its rows), [`child`] (the command's process: group, stopping, signals),
+//! [`signals`] (calib's own signal handling),
 //! [`fingerprint`] (where the run was measured), [`naming`] (file and run ids),
 //! [`gate`] (the login-node refusal), [`duration`] (`--timeout`), [`progress`]
 //! (what the user sees), [`plan`] (repetitions and run lengths).
 
+pub mod child;
 pub mod duration;
 pub mod fingerprint;
 pub mod gate;
@@ -50,9 +62,10 @@ use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 use crate::timings::RunEnd;
 
+use child::StopReason;
 use marker::UnitMatcher;
 use progress::{seconds, Console, ProgressMode};
-use runner::{RunContext, StopReason};
+use runner::RunContext;
 
 /// Everything a probe needs, checked.
 #[derive(Debug, Clone)]
@@ -92,6 +105,7 @@ pub struct ProbeReport {
 
 /// Runs the whole probe: gate, fingerprint, file, every planned run.
 pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
+    plan::check(config)?;
     gate::check(config.allow_login, config.timeout, &config.command_line)?;
     check_program(&config.command[0])?;
     let mut console = Console::new(config.progress);

@@ -7,23 +7,18 @@
 //! them, and a unit's row is written (one `write(2)`, see
 //! [`crate::timings::TimingsWriter`]) *before* the chunk that holds its marker is
 //! passed through: whatever a user sees in the command's log is already on disk.
-//!
-//! The command runs in its own process group (unless stdin is a terminal, where
-//! it stays in calib's group so that it can still read the terminal), so that
-//! `TERM` and `KILL` reach its children too (a shell loop's `sleep`, a data
-//! loader's workers). It gets `PR_SET_PDEATHSIG` = `TERM` on Linux: if calib is
-//! killed outright, the command is told to stop rather than left running with
-//! nobody recording it.
+//! The process itself (its group, stopping, signals, reaping) is
+//! [`super::child`].
 
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
+use super::child::{StopReason, Supervised};
 use super::marker::{LineScanner, UnitMatcher};
 use super::progress::{seconds, Console, UnitStats};
-use super::signals::{signal_name, SignalGuard, PASS_SIGNALS, STOP_SIGNALS};
+use super::signals::{signal_name, SignalGuard};
 use crate::error::{Error, Result};
 use crate::stratum::Stratum;
 use crate::timings::{Fingerprint, RunEnd, TimingRow, TimingsWriter};
@@ -73,19 +68,6 @@ pub struct RunContext<'a> {
     pub label: String,
 }
 
-/// Why calib itself stopped the command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
-    /// `--units` reached.
-    Limit,
-    /// `--timeout` reached.
-    Timeout,
-    /// calib was sent this signal (and forwarded it).
-    Signal(i32),
-    /// A row could not be written: the probe is worthless, stop.
-    WriteFailed,
-}
-
 /// How a run went.
 #[derive(Debug)]
 pub struct RunOutcome {
@@ -103,81 +85,48 @@ pub struct RunOutcome {
     pub write_error: Option<Error>,
 }
 
+/// One of the command's output streams.
 struct Stream {
+    /// The read end of its pipe; `None` once it is closed.
     fd: Option<OwnedFd>,
     /// Where its output is passed through (1 or 2).
     out: i32,
     name: &'static str,
     scanner: LineScanner,
-    last_read: Option<Instant>,
+    /// The last read (at first: the launch), to spot bursts after silence.
+    last_read: Instant,
+}
+
+impl Stream {
+    fn new(fd: Option<OwnedFd>, out: i32, name: &'static str, start: Instant) -> Stream {
+        if let Some(fd) = &fd {
+            prepare_pipe(fd.as_raw_fd());
+        }
+        Stream {
+            fd,
+            out,
+            name,
+            scanner: LineScanner::new(),
+            last_read: start,
+        }
+    }
 }
 
 /// Runs `spec` to its end.
 pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
-    // SAFETY: isatty only inspects descriptor 0.
-    let own_group = unsafe { libc::isatty(0) } != 1;
-    let mut command = Command::new(&spec.argv[0]);
-    command
-        .args(&spec.argv[1..])
-        .stdin(Stdio::inherit())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if ctx.unbuffered && std::env::var_os("PYTHONUNBUFFERED").is_none() {
-        command.env("PYTHONUNBUFFERED", "1");
-    }
-    // SAFETY: the closure runs between fork and exec and calls only
-    // async-signal-safe functions (setpgid, prctl).
-    unsafe {
-        command.pre_exec(move || {
-            if own_group {
-                libc::setpgid(0, 0);
-            }
-            #[cfg(target_os = "linux")]
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGTERM as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            Ok(())
-        });
-    }
-    let started_at = chrono::Utc::now();
-    let start = Instant::now();
-    let mut child: Child = command.spawn().map_err(|e| {
-        Error::io(
-            format!("cannot start `{}`", spec.argv[0].to_string_lossy()),
-            e,
-        )
-    })?;
-    let pid = child.id() as i32;
-    let target = if own_group { -pid } else { pid };
+    let started = Supervised::spawn(&spec.argv, ctx.unbuffered, ctx.grace)?;
+    let mut process = started.process;
+    let start = started.start;
     let mut fingerprint = ctx.fingerprint.clone();
-    fingerprint.started_at = Some(started_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-
+    fingerprint.started_at = Some(
+        started
+            .started_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    );
     let mut streams = [
-        Stream {
-            fd: child.stdout.take().map(OwnedFd::from),
-            out: 1,
-            name: "stdout",
-            scanner: LineScanner::new(),
-            last_read: Some(start),
-        },
-        Stream {
-            fd: child.stderr.take().map(OwnedFd::from),
-            out: 2,
-            name: "stderr",
-            scanner: LineScanner::new(),
-            last_read: Some(start),
-        },
+        Stream::new(started.stdout, 1, "stdout", start),
+        Stream::new(started.stderr, 2, "stderr", start),
     ];
-    for s in &streams {
-        if let Some(fd) = &s.fd {
-            prepare_pipe(fd.as_raw_fd());
-        }
-    }
-
     let mut run = Recorder {
         row: TimingRow {
             run: spec.run_id.clone(),
@@ -196,73 +145,45 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
         warned_burst: false,
     };
     let mut buf = vec![0u8; READ_SIZE];
-    let mut stopped: Option<StopReason> = None;
-    let mut stop_signal: Option<i32> = None;
-    let mut kill_at: Option<Instant> = None;
-    let mut exit: Option<(std::process::ExitStatus, Instant)> = None;
     let mut markers: Vec<Vec<u8>> = Vec::new();
     let mut last_data: Option<Instant> = None;
     let mut units_shown = 0;
 
     loop {
         let now = Instant::now();
-        if exit.is_none() {
-            if stopped.is_none() && ctx.deadline.is_some_and(|d| now >= d) {
-                stopped = Some(StopReason::Timeout);
-                terminate(target);
-                kill_at = Some(now + ctx.grace);
-            }
-            if kill_at.is_some_and(|k| now >= k) {
-                // SAFETY: signalling our own child (or its process group).
-                unsafe { libc::kill(target, libc::SIGKILL) };
-                kill_at = None;
-            }
-        }
-        let open = streams.iter().filter(|s| s.fd.is_some()).count();
-        if let Some((_, exited)) = exit {
-            if open == 0 || now >= exited + DRAIN_AFTER_EXIT {
+        process.on_time(now, ctx.deadline);
+        if let Some((_, exited)) = process.exit {
+            let open = streams.iter().any(|s| s.fd.is_some());
+            if !open || now >= exited + DRAIN_AFTER_EXIT {
                 break;
             }
         }
 
-        // Sleep until something happens or the next deadline.
-        let mut wake_at: Option<Instant> = exit.map(|(_, t)| t + DRAIN_AFTER_EXIT);
-        let mut consider = |t: Option<Instant>| {
-            if let Some(t) = t {
-                wake_at = Some(wake_at.map_or(t, |w| w.min(t)));
-            }
+        // Sleep until output, a signal, or the next deadline (at most 1 s).
+        let wake_at = match (process.next_time(ctx.deadline), process.exit) {
+            (Some(t), _) => Some(t),
+            (None, Some((_, exited))) => Some(exited + DRAIN_AFTER_EXIT),
+            (None, None) => None,
         };
-        if exit.is_none() {
-            consider(kill_at);
-            if stopped.is_none() {
-                consider(ctx.deadline);
-            }
-        }
-        let mut timeout_ms: i32 = match wake_at {
-            Some(t) => t.saturating_duration_since(now).as_millis().min(1000) as i32 + 1,
-            None => 1000,
-        };
-        if exit.is_none() && timeout_ms > 1000 {
-            timeout_ms = 1000;
-        }
-        let mut fds = vec![libc::pollfd {
+        let timeout_ms = wake_at.map_or(1000, |t| {
+            t.saturating_duration_since(now).as_millis().min(999) as i32 + 1
+        });
+        let mut fds = [libc::pollfd {
             fd: ctx.signals.wake_fd(),
             events: libc::POLLIN,
             revents: 0,
-        }];
-        let mut which = Vec::new();
+        }; 3];
+        let mut polled = 1;
+        let mut which = [0usize; 2];
         for (i, s) in streams.iter().enumerate() {
             if let Some(fd) = &s.fd {
-                fds.push(libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                });
-                which.push(i);
+                fds[polled].fd = fd.as_raw_fd();
+                which[polled - 1] = i;
+                polled += 1;
             }
         }
-        // SAFETY: fds is a valid array of pollfd of the given length.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        // SAFETY: the first `polled` entries of fds are valid pollfds.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), polled as libc::nfds_t, timeout_ms) };
         if ready < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() != std::io::ErrorKind::Interrupted {
@@ -276,39 +197,21 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
         let mut check_child = ready == 0;
         if ready != 0 {
             for received in ctx.signals.take() {
-                let sig = received.signal;
-                if sig == libc::SIGCHLD {
+                if received.signal == libc::SIGCHLD {
                     check_child = true;
-                    continue;
-                }
-                // A terminal signal already reached a command that shares our group.
-                let forward = !received.from_terminal || own_group;
-                if STOP_SIGNALS.contains(&sig) {
-                    stop_signal.get_or_insert(sig);
-                    if stopped.is_none() {
-                        stopped = Some(StopReason::Signal(sig));
-                    }
-                    if forward && exit.is_none() {
-                        // SAFETY: signalling our own child (or its group).
-                        unsafe {
-                            libc::kill(target, sig);
-                            libc::kill(target, libc::SIGCONT);
-                        }
-                    }
-                } else if PASS_SIGNALS.contains(&sig) && forward && exit.is_none() {
-                    // SAFETY: as above.
-                    unsafe { libc::kill(target, sig) };
+                } else {
+                    process.on_signal(received);
                 }
             }
         }
 
         // Output of the command.
         let mut bytes_read = 0usize;
-        for (k, &i) in which.iter().enumerate() {
-            let revents = fds[k + 1].revents;
-            if revents == 0 {
+        for k in 0..polled - 1 {
+            if fds[k + 1].revents == 0 {
                 continue;
             }
+            let i = which[k];
             // A few reads per wake-up, so that one busy stream cannot starve
             // the other or the signals.
             for _ in 0..4 {
@@ -320,8 +223,8 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                     let read_at = Instant::now();
                     let chunk = &buf[..n as usize];
                     let stream = &mut streams[i];
-                    let gap = stream.last_read.map(|t| read_at - t);
-                    stream.last_read = Some(read_at);
+                    let gap = read_at - stream.last_read;
+                    stream.last_read = read_at;
                     if let Some(matcher) = ctx.matcher {
                         markers.clear();
                         // Lines are kept only to be shown (the first few units).
@@ -333,13 +236,11 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                         if !markers.is_empty() {
                             run.on_markers(
                                 ctx,
+                                &mut process,
                                 &markers,
                                 stream.name,
                                 read_at,
-                                gap,
-                                &mut stopped,
-                                &mut kill_at,
-                                target,
+                                Some(gap),
                             );
                         }
                     }
@@ -356,24 +257,14 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
                             .finish(matcher, |line| markers.push(line.to_vec()));
                         if !markers.is_empty() {
                             let name = stream.name;
-                            run.on_markers(
-                                ctx,
-                                &markers,
-                                name,
-                                Instant::now(),
-                                None,
-                                &mut stopped,
-                                &mut kill_at,
-                                target,
-                            );
+                            run.on_markers(ctx, &mut process, &markers, name, Instant::now(), None);
                         }
                     }
                     streams[i].fd = None;
                     check_child = true;
                     break;
                 } else {
-                    let e = std::io::Error::last_os_error();
-                    match e.kind() {
+                    match std::io::Error::last_os_error().kind() {
                         std::io::ErrorKind::Interrupted => continue,
                         std::io::ErrorKind::WouldBlock => break,
                         _ => {
@@ -395,7 +286,7 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
             let now = Instant::now();
             let busy = last_data.is_some_and(|t| now - t < BUSY_NAP * 2);
             last_data = Some(now);
-            if busy && bytes_read < BUSY_BATCH && exit.is_none() {
+            if busy && bytes_read < BUSY_BATCH && process.exit.is_none() {
                 let mut p = libc::pollfd {
                     fd: ctx.signals.wake_fd(),
                     events: libc::POLLIN,
@@ -406,15 +297,10 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
             }
         }
 
-        if exit.is_none() && (check_child || streams.iter().all(|s| s.fd.is_none())) {
-            if let Some(status) = child
-                .try_wait()
-                .map_err(|e| Error::io("cannot wait for the command", e))?
-            {
-                exit = Some((status, Instant::now()));
-            }
+        if check_child || streams.iter().all(|s| s.fd.is_none()) {
+            process.reap()?;
         }
-        if ctx.console.is_live() && exit.is_none() {
+        if ctx.console.is_live() && process.exit.is_none() {
             let text = run.status_text(&ctx.label, ctx.unit_limit);
             ctx.console.status(&text, run.units != units_shown);
             units_shown = run.units;
@@ -423,7 +309,8 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
     ctx.console.erase_status();
     drop(streams);
 
-    let (status, exited) = exit.expect("the loop ends after the command exits");
+    let (status, exited) = process.exit.expect("the loop ends after the command exits");
+    let stopped = process.stopped;
     let exit_elapsed = (exited - start).as_secs_f64().max(run.last_elapsed);
     let (mut end, mut code) = match (status.code(), status.signal()) {
         (Some(code), _) => (RunEnd::Exit(code), code),
@@ -453,19 +340,10 @@ pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> 
         elapsed_s: exit_elapsed,
         status: code,
         stopped,
-        stop_signal,
+        stop_signal: process.stop_signal,
         stats: run.stats,
         write_error: run.write_error,
     })
-}
-
-/// TERM, and CONT so that a stopped command can act on it.
-fn terminate(target: i32) {
-    // SAFETY: signalling our own child (or its process group).
-    unsafe {
-        libc::kill(target, libc::SIGTERM);
-        libc::kill(target, libc::SIGCONT);
-    }
 }
 
 fn prepare_pipe(fd: i32) {
@@ -492,17 +370,16 @@ struct Recorder {
 }
 
 impl Recorder {
-    #[allow(clippy::too_many_arguments)]
+    /// Records the marker lines read at `read_at` (after `gap` of silence on
+    /// their stream), and stops the command at `--units`.
     fn on_markers(
         &mut self,
         ctx: &mut RunContext<'_>,
+        process: &mut Supervised,
         lines: &[Vec<u8>],
         stream: &str,
         read_at: Instant,
         gap: Option<Duration>,
-        stopped: &mut Option<StopReason>,
-        kill_at: &mut Option<Instant>,
-        target: i32,
     ) {
         if self.write_error.is_some() {
             return;
@@ -520,9 +397,7 @@ impl Recorder {
             self.last_elapsed = elapsed;
             self.stats.push(unit_s);
             if self.write_error.is_some() {
-                *stopped = Some(StopReason::WriteFailed);
-                terminate(target);
-                *kill_at = Some(Instant::now() + ctx.grace);
+                process.stop(StopReason::WriteFailed);
                 return;
             }
             if (unit as usize) <= ctx.show_units {
@@ -532,10 +407,8 @@ impl Recorder {
                     shown_line(line)
                 ));
             }
-            if ctx.unit_limit == Some(unit) && stopped.is_none() {
-                *stopped = Some(StopReason::Limit);
-                terminate(target);
-                *kill_at = Some(Instant::now() + ctx.grace);
+            if ctx.unit_limit == Some(unit) {
+                process.stop(StopReason::Limit);
             }
         }
         let counted = self.units - before;
