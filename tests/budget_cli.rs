@@ -90,7 +90,7 @@ fn model_json(strata: &[(&str, f64)], cluster: Option<&str>) -> String {
         for (r, level) in [0.99, 1.00, 1.01].iter().enumerate() {
             let mut elapsed = 0.0;
             for unit in 1..=30u64 {
-                let wobble = if (unit + r as u64) % 2 == 0 {
+                let wobble = if (unit + r as u64).is_multiple_of(2) {
                     1.005
                 } else {
                     0.995
