@@ -24,6 +24,10 @@ fn main() -> PolarsResult<()> {
         .try_into_reader_with_file_path(Some(path))?
         .finish()?;
     let secs = t0.elapsed().as_secs_f64();
-    println!("polars read {} rows x {} columns in {secs:.3} s", df.height(), df.width());
+    println!(
+        "polars read {} rows x {} columns in {secs:.3} s",
+        df.height(),
+        df.width()
+    );
     Ok(())
 }
