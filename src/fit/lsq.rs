@@ -91,9 +91,11 @@ fn solve(
     let mut a = DMatrix::<f64>::zeros(p, p);
     let mut r = DVector::<f64>::zeros(p);
     let mut x = Vec::with_capacity(p);
+    let mut yy = 0.0;
     for (i, o) in obs.iter().enumerate() {
         fill(i, o, &mut x);
         let w = o.weight();
+        yy += w * o.syy;
         for j in 0..p {
             r[j] += w * x[j] * o.sy;
             for k in 0..=j {
@@ -108,12 +110,8 @@ fn solve(
     }
     let inv = inverse_checked(&a)?;
     let theta = &inv * &r;
-    let mut rss = 0.0;
-    for (i, o) in obs.iter().enumerate() {
-        fill(i, o, &mut x);
-        let fitted: f64 = x.iter().zip(theta.iter()).map(|(xi, t)| xi * t).sum();
-        rss += o.weight() * (o.syy - 2.0 * fitted * o.sy + o.n * fitted * fitted);
-    }
+    // Σ w (y - x'θ)² = Σ w y² - 2 θ'r + θ'Aθ: no second pass over the rows.
+    let rss = yy - 2.0 * theta.dot(&r) + (&a * &theta).dot(&theta);
     Some(Solved {
         theta: theta.iter().copied().collect(),
         inv,
@@ -234,7 +232,7 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
     let mut x2 = lo + g * (hi - lo);
     let mut f1 = rss_at(x1).unwrap_or(f64::INFINITY);
     let mut f2 = rss_at(x2).unwrap_or(f64::INFINITY);
-    for _ in 0..28 {
+    for _ in 0..20 {
         if f1 < f2 {
             hi = x2;
             x2 = x1;
@@ -262,18 +260,24 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
     let params = Params { startup: s, a, b };
     // Gauss–Newton covariance in (startup, a, b).
     let q = p + 1;
-    let jac = |o: &Obs, x: &mut Vec<f64>| {
+    let jac = |i: usize, o: &Obs, x: &mut Vec<f64>| {
         x.clear();
         if startup {
             x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
         }
-        x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
-        x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
+        if o.u1 == o.u0 + 1 {
+            let h = (b * ln_u1[i]).exp();
+            x.push(h);
+            x.push(a * h * ln_u1[i]);
+        } else {
+            x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
+            x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
+        }
     };
     let mut jtwj = DMatrix::<f64>::zeros(q, q);
     let mut x = Vec::with_capacity(q);
-    for o in obs {
-        jac(o, &mut x);
+    for (i, o) in obs.iter().enumerate() {
+        jac(i, o, &mut x);
         let w = o.weight() * o.n;
         for j in 0..q {
             for k in 0..q {

@@ -301,6 +301,8 @@ type StratumFit = (StratumModel, StratumReport, Vec<FitWarning>);
 fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
     // 1. Intervals, aggregated.
+    // Unit intervals (u-1, u] by u (the common case, no hashing); others hashed.
+    let mut unit_obs: Vec<lsq::Obs> = Vec::new();
     let mut agg: HashMap<(u64, u64), lsq::Obs> = HashMap::new();
     let mut points = Vec::with_capacity(runs.len());
     let mut views = Vec::with_capacity(runs.len());
@@ -312,13 +314,24 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         let mut run_points = Vec::with_capacity(run.points.len());
         for &(u, t) in &run.points {
             let y = t - prev.1;
-            let o = agg.entry((prev.0, u)).or_insert(lsq::Obs {
+            let fresh = lsq::Obs {
                 u0: prev.0,
                 u1: u,
                 n: 0.0,
                 sy: 0.0,
                 syy: 0.0,
-            });
+            };
+            let o = if u == prev.0 + 1 && u <= 10_000_000 {
+                let i = u as usize;
+                if unit_obs.len() <= i {
+                    unit_obs.resize(i + 1, lsq::Obs { n: 0.0, ..fresh });
+                }
+                let o = &mut unit_obs[i];
+                (o.u0, o.u1) = (prev.0, u);
+                o
+            } else {
+                agg.entry((prev.0, u)).or_insert(fresh)
+            };
             o.n += 1.0;
             o.sy += y;
             o.syy += y * y;
@@ -334,6 +347,7 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         });
     }
     let mut obs: Vec<lsq::Obs> = agg.into_values().collect();
+    obs.extend(unit_obs.into_iter().filter(|o| o.n > 0.0));
     obs.sort_by_key(|o| (o.u0, o.u1));
     let horizon = views
         .iter()

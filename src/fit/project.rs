@@ -21,7 +21,7 @@
 //!   fit (its residual d.f.) and the extrapolation term (taken as known);
 //! - `upper_s` = the largest of those bounds over plausible forms, of floor_s and
 //!   of predicted_s, made non-decreasing in N by a running maximum (exact over
-//!   N' = 1..1024, on a 0.5% geometric grid beyond, where the raw bound is
+//!   N' = 1..256, on a 0.5% geometric grid beyond, where the raw bound is
 //!   smooth and rising: its log grows like ln N while the fit term varies slowly).
 
 use serde::{Deserialize, Serialize};
@@ -178,7 +178,7 @@ fn last_where(lo: u64, hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
 
 /// The running maximum that makes `upper_s` non-decreasing is taken over every
 /// N' below this...
-pub const ENVELOPE_EXACT: u64 = 1024;
+pub const ENVELOPE_EXACT: u64 = 256;
 /// ...and over a geometric grid of this ratio beyond it.
 pub const ENVELOPE_STEP: f64 = 1.005;
 
