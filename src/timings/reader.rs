@@ -3,6 +3,12 @@
 //! Errors name the file, the line and what was expected. A last line cut short
 //! by a kill (the file does not end in a newline and its last record is malformed)
 //! is skipped with a warning; the rest of the file is kept.
+//!
+//! Speed: a table over 8 MiB is cut at line ends outside quoted fields into one
+//! piece per core; the pieces are parsed in parallel into their own runs and
+//! merged in file order, so messages and checks are those of a sequential read
+//! (the first bad line of the file is the one reported). Consecutive rows of one
+//! run skip the run and stratum lookups; records are swapped, never cloned.
 
 use std::collections::HashMap;
 use std::fmt;
