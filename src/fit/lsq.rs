@@ -212,8 +212,42 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
             forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
         });
     };
-    let rss_at =
-        |b: f64| -> Option<f64> { solve(obs, p, |i, o, x| power_row(i, o, b, x)).map(|s| s.rss) };
+    // The profile only needs the residual sum of squares of a 1- or 2-parameter
+    // linear fit: accumulate its normal equations directly.
+    let yy: f64 = obs.iter().map(|o| o.weight() * o.syy).sum();
+    let rss_at = |b: f64| -> Option<f64> {
+        let (mut a11, mut a12, mut a22, mut r1, mut r2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (i, o) in obs.iter().enumerate() {
+            let w = o.weight();
+            let h = if o.u1 == o.u0 + 1 {
+                (b * ln_u1[i]).exp()
+            } else {
+                forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
+            };
+            a22 += w * o.n * h * h;
+            r2 += w * h * o.sy;
+            if startup && o.u0 == 0 {
+                a11 += w * o.n;
+                a12 += w * o.n * h;
+                r1 += w * o.sy;
+            }
+        }
+        let rss = if startup {
+            let det = a11 * a22 - a12 * a12;
+            if !(a11 > 0.0 && a22 > 0.0) || det <= 1e-11 * a11 * a22 {
+                return None;
+            }
+            let t1 = (a22 * r1 - a12 * r2) / det;
+            let t2 = (a11 * r2 - a12 * r1) / det;
+            yy - (t1 * r1 + t2 * r2)
+        } else {
+            if a22 <= 0.0 {
+                return None;
+            }
+            yy - r2 * r2 / a22
+        };
+        rss.is_finite().then_some(rss.max(0.0))
+    };
     // Grid, then golden section around the best grid point.
     let mut best: Option<(f64, f64)> = None;
     let steps = ((B_MAX - B_MIN) / B_STEP).round() as usize;

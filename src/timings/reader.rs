@@ -725,7 +725,9 @@ fn finish_run(
     origins: &[Origin],
     options: &IngestOptions,
 ) -> Result<RunTimings> {
-    builder.points.sort_by_key(|(unit, _, _)| *unit);
+    if !builder.points.is_sorted_by_key(|(unit, _, _)| *unit) {
+        builder.points.sort_by_key(|(unit, _, _)| *unit);
+    }
     let at = |place: &Place| origins[place.file].clone();
     for pair in builder.points.windows(2) {
         let ((u0, _, p0), (u1, _, p1)) = (&pair[0], &pair[1]);
