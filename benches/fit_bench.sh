@@ -7,7 +7,8 @@
 # Builds release binaries (the polars example needs `--features polars`: ~8 min
 # cold), generates the table with calib's deterministic generator
 # (examples/synth_data.rs, seed 2026), then times each step 5 times and reports
-# the median wall time. Uses $CARGO_TARGET_DIR when set.
+# the median wall time, then the CPU time of each (load-independent). Uses
+# $CARGO_TARGET_DIR when set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-$(mktemp -d)}"
@@ -36,3 +37,9 @@ echo "phases of calib fit (one run):"
 printf 'calib fit (read + fit + table + model file), median of %d: %.3f s\n' "$runs" "$fit_times"
 printf 'polars CSV read only, median of %d:                         %.3f s\n' "$runs" "$read_times"
 printf 'ratio fit / polars read: %.2f (goal: <= 2)\n' "$(echo "$fit_times / $read_times" | bc -l)"
+# CPU time (user + sys) does not depend on how busy the machine is.
+cpu() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}'; }
+fit_cpu=$(cpu "$target/release/calib" fit "$csv" --units 2000 -o "$work/model.json")
+read_cpu=$(cpu "$target/release/examples/polars_read" "$csv")
+printf 'CPU seconds (user + sys): calib fit %s, polars read %s, ratio %.2f\n' "$fit_cpu" "$read_cpu" "$(echo "$fit_cpu / $read_cpu" | bc -l)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -111,7 +111,7 @@ proptest! {
             params: Default::default(), fingerprint: ModelFingerprint::default(), warnings: vec![], curve: state,
         };
         let mut ns = ns;
-        ns.extend([1, 2, horizon, horizon + 1, 1023, 1024, 1025, 1030]);
+        ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);
         check(&model, ns, 0.99)?;
     }
 }

@@ -91,9 +91,11 @@ fn solve(
     let mut a = DMatrix::<f64>::zeros(p, p);
     let mut r = DVector::<f64>::zeros(p);
     let mut x = Vec::with_capacity(p);
+    let mut yy = 0.0;
     for (i, o) in obs.iter().enumerate() {
         fill(i, o, &mut x);
         let w = o.weight();
+        yy += w * o.syy;
         for j in 0..p {
             r[j] += w * x[j] * o.sy;
             for k in 0..=j {
@@ -108,12 +110,8 @@ fn solve(
     }
     let inv = inverse_checked(&a)?;
     let theta = &inv * &r;
-    let mut rss = 0.0;
-    for (i, o) in obs.iter().enumerate() {
-        fill(i, o, &mut x);
-        let fitted: f64 = x.iter().zip(theta.iter()).map(|(xi, t)| xi * t).sum();
-        rss += o.weight() * (o.syy - 2.0 * fitted * o.sy + o.n * fitted * fitted);
-    }
+    // Σ w (y - x'θ)² = Σ w y² - 2 θ'r + θ'Aθ: no second pass over the rows.
+    let rss = yy - 2.0 * theta.dot(&r) + (&a * &theta).dot(&theta);
     Some(Solved {
         theta: theta.iter().copied().collect(),
         inv,
@@ -214,8 +212,42 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
             forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
         });
     };
-    let rss_at =
-        |b: f64| -> Option<f64> { solve(obs, p, |i, o, x| power_row(i, o, b, x)).map(|s| s.rss) };
+    // The profile only needs the residual sum of squares of a 1- or 2-parameter
+    // linear fit: accumulate its normal equations directly.
+    let yy: f64 = obs.iter().map(|o| o.weight() * o.syy).sum();
+    let rss_at = |b: f64| -> Option<f64> {
+        let (mut a11, mut a12, mut a22, mut r1, mut r2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (i, o) in obs.iter().enumerate() {
+            let w = o.weight();
+            let h = if o.u1 == o.u0 + 1 {
+                (b * ln_u1[i]).exp()
+            } else {
+                forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
+            };
+            a22 += w * o.n * h * h;
+            r2 += w * h * o.sy;
+            if startup && o.u0 == 0 {
+                a11 += w * o.n;
+                a12 += w * o.n * h;
+                r1 += w * o.sy;
+            }
+        }
+        let rss = if startup {
+            let det = a11 * a22 - a12 * a12;
+            if !(a11 > 0.0 && a22 > 0.0) || det <= 1e-11 * a11 * a22 {
+                return None;
+            }
+            let t1 = (a22 * r1 - a12 * r2) / det;
+            let t2 = (a11 * r2 - a12 * r1) / det;
+            yy - (t1 * r1 + t2 * r2)
+        } else {
+            if a22 <= 0.0 {
+                return None;
+            }
+            yy - r2 * r2 / a22
+        };
+        rss.is_finite().then_some(rss.max(0.0))
+    };
     // Grid, then golden section around the best grid point.
     let mut best: Option<(f64, f64)> = None;
     let steps = ((B_MAX - B_MIN) / B_STEP).round() as usize;
@@ -234,7 +266,7 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
     let mut x2 = lo + g * (hi - lo);
     let mut f1 = rss_at(x1).unwrap_or(f64::INFINITY);
     let mut f2 = rss_at(x2).unwrap_or(f64::INFINITY);
-    for _ in 0..28 {
+    for _ in 0..20 {
         if f1 < f2 {
             hi = x2;
             x2 = x1;
@@ -262,18 +294,24 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
     let params = Params { startup: s, a, b };
     // Gauss–Newton covariance in (startup, a, b).
     let q = p + 1;
-    let jac = |o: &Obs, x: &mut Vec<f64>| {
+    let jac = |i: usize, o: &Obs, x: &mut Vec<f64>| {
         x.clear();
         if startup {
             x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
         }
-        x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
-        x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
+        if o.u1 == o.u0 + 1 {
+            let h = (b * ln_u1[i]).exp();
+            x.push(h);
+            x.push(a * h * ln_u1[i]);
+        } else {
+            x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
+            x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
+        }
     };
     let mut jtwj = DMatrix::<f64>::zeros(q, q);
     let mut x = Vec::with_capacity(q);
-    for o in obs {
-        jac(o, &mut x);
+    for (i, o) in obs.iter().enumerate() {
+        jac(i, o, &mut x);
         let w = o.weight() * o.n;
         for j in 0..q {
             for k in 0..q {

@@ -19,6 +19,9 @@
 //! 5. **Spread** ([`spread`]): per-run multiplicative levels (log-normal run
 //!    effects) with a scaled-inverse-χ² prior (σ0 = 10%, ν0 = 3 pseudo-runs;
 //!    Gelman et al., BDA 3rd ed., ch. 3).
+//!    The fit's covariance is rescaled by the ratio of the within-run residual
+//!    variance (each run against the curve at its own level) to the pooled one
+//!    (never widened), so that level differences count once, in the spread.
 //! 6. **Projection** ([`project`]): predicted, floor (the most expensive run
 //!    observed) and a one-sided prediction bound combining spread, the fit's own
 //!    uncertainty (delta method) and an extrapolation allowance growing with
@@ -298,6 +301,8 @@ type StratumFit = (StratumModel, StratumReport, Vec<FitWarning>);
 fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
     // 1. Intervals, aggregated.
+    // Unit intervals (u-1, u] by u (the common case, no hashing); others hashed.
+    let mut unit_obs: Vec<lsq::Obs> = Vec::new();
     let mut agg: HashMap<(u64, u64), lsq::Obs> = HashMap::new();
     let mut points = Vec::with_capacity(runs.len());
     let mut views = Vec::with_capacity(runs.len());
@@ -309,13 +314,24 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         let mut run_points = Vec::with_capacity(run.points.len());
         for &(u, t) in &run.points {
             let y = t - prev.1;
-            let o = agg.entry((prev.0, u)).or_insert(lsq::Obs {
+            let fresh = lsq::Obs {
                 u0: prev.0,
                 u1: u,
                 n: 0.0,
                 sy: 0.0,
                 syy: 0.0,
-            });
+            };
+            let o = if u == prev.0 + 1 && u <= 10_000_000 {
+                let i = u as usize;
+                if unit_obs.len() <= i {
+                    unit_obs.resize(i + 1, lsq::Obs { n: 0.0, ..fresh });
+                }
+                let o = &mut unit_obs[i];
+                (o.u0, o.u1) = (prev.0, u);
+                o
+            } else {
+                agg.entry((prev.0, u)).or_insert(fresh)
+            };
             o.n += 1.0;
             o.sy += y;
             o.syy += y * y;
@@ -331,6 +347,7 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         });
     }
     let mut obs: Vec<lsq::Obs> = agg.into_values().collect();
+    obs.extend(unit_obs.into_iter().filter(|o| o.n > 0.0));
     obs.sort_by_key(|o| (o.u0, o.u1));
     let horizon = views
         .iter()
@@ -362,7 +379,8 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
     }
     let unit_floor_s = (mean_rate_s * 1e-6).max(1e-12);
     // 5. Spread: levels against the chosen curve.
-    let chosen_eval = project::Evaluator::new(&plausible[0], horizon, unit_floor_s);
+    let chosen_fit = plausible[0].clone();
+    let chosen_eval = project::Evaluator::new(&chosen_fit, horizon, unit_floor_s);
     let mut levels = Vec::with_capacity(runs.len());
     for run in runs {
         let &(u, t) = run.points.last().unwrap();
@@ -378,6 +396,17 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
             elapsed_s: t,
             ln_level,
         });
+    }
+    // The fits' residual variance includes the level differences between runs,
+    // which the spread term counts already: use the within-run variance instead.
+    for fit in plausible.iter_mut() {
+        if let Some(ratio) = within_run_ratio(fit, runs, horizon, unit_floor_s) {
+            for row in fit.cov.iter_mut() {
+                for v in row.iter_mut() {
+                    *v *= ratio;
+                }
+            }
+        }
     }
     let ln_levels: Vec<f64> = levels.iter().map(|l| l.ln_level).collect();
     let spread = Spread::from_levels(
@@ -484,6 +513,48 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         mean_rate_s,
     };
     Ok((model, report, w))
+}
+
+/// Ratio (≤ 1) of the within-run residual variance to the pooled one for a fit
+/// with unit rows: each run's intervals are compared with the curve scaled by
+/// that run's own level (ln L_k = ln T_k / P(U_k)), over n - p - (K - 1) degrees
+/// of freedom. None when it does not apply (one run, run-length rows, no
+/// residual degrees of freedom, or runs too long to tabulate).
+fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f64) -> Option<f64> {
+    let k = runs.len();
+    if k < 2 || horizon > 2_000_000 || runs.iter().any(|r| r.points.len() < 2) {
+        return None;
+    }
+    let eval = project::Evaluator::new(fit, horizon, floor);
+    let totals: Vec<f64> = (0..=horizon).map(|u| eval.total(u)).collect();
+    let expected = |u0: u64, u1: u64| {
+        if u0 == 0 {
+            totals[u1 as usize]
+        } else {
+            totals[u1 as usize] - totals[u0 as usize]
+        }
+    };
+    let (mut ss_within, mut ss_pooled, mut rows) = (0.0, 0.0, 0usize);
+    for run in runs {
+        let &(u_last, t_last) = run.points.last()?;
+        let level = t_last / totals[u_last as usize];
+        if !(level.is_finite() && level > 0.0) {
+            return None;
+        }
+        let mut prev = (0u64, 0.0f64);
+        for &(u, t) in &run.points {
+            let (y, e, w) = (t - prev.1, expected(prev.0, u), 1.0 / (u - prev.0) as f64);
+            ss_within += w * (y - level * e).powi(2);
+            ss_pooled += w * (y - e).powi(2);
+            rows += 1;
+            prev = (u, t);
+        }
+    }
+    let p = usize::from(fit.startup_fitted) + 1 + usize::from(fit.form.has_b());
+    let df_within = rows.checked_sub(p + k - 1).filter(|d| *d > 0)? as f64;
+    let df_pooled = rows.checked_sub(p).filter(|d| *d > 0)? as f64;
+    let ratio = (ss_within / df_within) / (ss_pooled / df_pooled);
+    (ratio.is_finite() && ratio > 0.0).then_some(ratio.min(1.0))
 }
 
 /// (first unit's cost, median of units 2..=10) when the first is > 1.5x slower,

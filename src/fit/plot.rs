@@ -2,7 +2,9 @@
 //!
 //! Points are the measured per-unit costs of each run (an interval's duration
 //! divided by its units, drawn at its last unit; the first interval includes
-//! startup). The line is the chosen form's c(i) at the stratum's mean level; the
+//! startup). The line is the chosen form's c(i) at the stratum's mean level (for
+//! run-length rows, where each point is a whole run's average, the line is the
+//! projected average P(N)/N instead); the
 //! band is that line scaled by `upper(N) / predicted(N)` and its inverse, i.e.
 //! where a run of N units would lie per unit at the bound. The x axis extends to
 //! `--units` when given. PNG or SVG by the file's extension; the font is the
@@ -93,6 +95,7 @@ fn draw_on<DB: DrawingBackend>(
         let level = state.spread.mean_ln_level.exp();
         let eval =
             super::project::Evaluator::new(state.chosen(), state.horizon, state.unit_floor_s);
+        let run_length = sr.points.iter().all(|r| r.len() <= 1);
         let mut running = 0.0f64;
         let mut line = Vec::with_capacity(xs.len());
         let mut band_hi = Vec::with_capacity(xs.len());
@@ -101,7 +104,13 @@ fn draw_on<DB: DrawingBackend>(
             let (pred, _floor, upper) = proj.project_fast(x, conf);
             let ratio = (upper / pred).max(1.0);
             running = running.max(ratio);
-            let c = eval.unit_cost(x as f64) * level;
+            // Run-length rows measure a run's average per-unit cost, so their
+            // curve is the average P(N)/N; unit rows show the marginal c(N).
+            let c = if run_length {
+                pred / x as f64
+            } else {
+                eval.unit_cost(x as f64) * level
+            };
             line.push((x as f64, c));
             band_hi.push((x as f64, c * ratio));
             band_lo.push((x as f64, c / ratio));
@@ -151,7 +160,11 @@ fn draw_on<DB: DrawingBackend>(
             .configure_mesh()
             .x_desc("unit index")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_desc("per-unit cost (s)")
+            .y_desc(if run_length {
+                "average per-unit cost of a run (s)"
+            } else {
+                "per-unit cost (s)"
+            })
             .label_style(("sans-serif", 13))
             .axis_desc_style(("sans-serif", 15))
             .draw()

@@ -20,9 +20,10 @@
 //!   Welch–Satterthwaite approximation over the spread (ν0 + K - 1 d.f.), the
 //!   fit (its residual d.f.) and the extrapolation term (taken as known);
 //! - `upper_s` = the largest of those bounds over plausible forms, of floor_s and
-//!   of predicted_s, made non-decreasing in N by a running maximum (exact over
-//!   N' = 1..1024, on a 0.5% geometric grid beyond, where the raw bound is
-//!   smooth and rising: its log grows like ln N while the fit term varies slowly).
+//!   of predicted_s, made non-decreasing in N by construction: the bound used at
+//!   N is the maximum of the raw bound over every N' = 1..=min(N, 256) and, beyond
+//!   256, over a fixed geometric grid (ratio 1.005) up to its first point >= N
+//!   (so at most 0.5% of N ahead: a slightly conservative step function).
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
@@ -178,7 +179,7 @@ fn last_where(lo: u64, hi: u64, pred: impl Fn(u64) -> bool) -> u64 {
 
 /// The running maximum that makes `upper_s` non-decreasing is taken over every
 /// N' below this...
-pub const ENVELOPE_EXACT: u64 = 1024;
+pub const ENVELOPE_EXACT: u64 = 256;
 /// ...and over a geometric grid of this ratio beyond it.
 pub const ENVELOPE_STEP: f64 = 1.005;
 
@@ -300,14 +301,18 @@ impl<'a> Projector<'a> {
         let curve = self.curve(n);
         let predicted = curve * self.spread.mean_ln_level.exp();
         let floor = curve * self.spread.max_ln_level.exp();
-        let mut upper = self.raw_upper(n, confidence);
-        for m in 1..n.min(ENVELOPE_EXACT) {
+        // A step function over a fixed grid is non-decreasing by construction:
+        // every N' in 1..=256, then the geometric grid up to its first point >= N.
+        let mut upper: f64 = 0.0;
+        for m in 1..=n.min(ENVELOPE_EXACT) {
             upper = upper.max(self.raw_upper(m, confidence));
         }
-        let mut m = ENVELOPE_EXACT as f64;
-        while (m as u64) < n {
-            upper = upper.max(self.raw_upper(m as u64, confidence));
-            m *= ENVELOPE_STEP;
+        let mut g = ENVELOPE_EXACT as f64;
+        let mut last = ENVELOPE_EXACT;
+        while last < n {
+            g *= ENVELOPE_STEP;
+            last = g.ceil() as u64;
+            upper = upper.max(self.raw_upper(last, confidence));
         }
         (predicted, floor, upper.max(floor).max(predicted))
     }
