@@ -90,6 +90,20 @@ fn torn_last_line_is_skipped_with_a_warning() {
 }
 
 #[test]
+fn an_empty_file_in_a_folder_is_skipped_with_a_warning() {
+    // A probe task killed before its first write leaves an empty file beside
+    // the others; the folder must still fit.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.csv", GOOD);
+    write(dir.path(), "b.csv", "");
+    let out = calib(&["fit", dir.path().to_str().unwrap()], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("b.csv") && err.contains("empty"), "{err}");
+    assert!(text(&out.stdout).contains("d=a"));
+}
+
+#[test]
 fn mixed_machines_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(

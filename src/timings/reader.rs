@@ -59,6 +59,8 @@ pub enum IngestWarning {
     TornLastLine { origin: String, line: u64 },
     /// A folder held no `*.csv` file.
     EmptyFolder { path: PathBuf },
+    /// A file was empty (not even a header): skipped.
+    EmptyFile { origin: String },
 }
 
 impl fmt::Display for IngestWarning {
@@ -67,6 +69,10 @@ impl fmt::Display for IngestWarning {
             IngestWarning::TornLastLine { origin, line } => write!(
                 f,
                 "{origin}, line {line}: the last line is cut short (the run was killed while writing it); skipped it, every earlier row is kept"
+            ),
+            IngestWarning::EmptyFile { origin } => write!(
+                f,
+                "{origin}: the file is empty (a task killed before its first row?); skipped it"
             ),
             IngestWarning::EmptyFolder { path } => write!(
                 f,
@@ -446,11 +452,12 @@ fn read_table(
     warnings: &mut Vec<IngestWarning>,
 ) -> Result<()> {
     if bytes.is_empty() {
-        return Err(Error::input(
-            origin.clone(),
-            None,
-            "the file is empty; expected a CSV header",
-        ));
+        // A task killed before its first write leaves an empty file; it holds
+        // no unit, so there is nothing to lose by reading on.
+        warnings.push(IngestWarning::EmptyFile {
+            origin: origin.to_string(),
+        });
+        return Ok(());
     }
     let header = csv::ReaderBuilder::new()
         .flexible(true)
