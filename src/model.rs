@@ -73,6 +73,29 @@ impl StratumModel {
 }
 
 impl ModelFile {
+    /// Why this model cannot project, if it cannot: a stratum without a curve,
+    /// or one whose projections are not finite positive numbers (a hand-edited
+    /// file, or timings of absurd magnitude).
+    pub fn defect(&self) -> Option<String> {
+        for stratum in &self.strata {
+            if stratum.curve.plausible.is_empty() {
+                return Some(format!("stratum {} has no fitted curve", stratum.stratum));
+            }
+            let horizon = stratum.curve.horizon.max(1);
+            for units in [1, horizon, horizon.saturating_mul(10)] {
+                let p = stratum.project(units, 0.99);
+                let fine = |x: f64| x.is_finite() && x > 0.0;
+                if !(fine(p.predicted_s) && fine(p.floor_s) && fine(p.upper_s)) {
+                    return Some(format!(
+                        "stratum {} projects {} s (upper {} s) for {units} units; expected finite, positive times",
+                        stratum.stratum, p.predicted_s, p.upper_s
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     pub fn load(path: &Path) -> Result<ModelFile> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::input(
@@ -81,7 +104,7 @@ impl ModelFile {
                 format!("cannot read the model file: {e}"),
             )
         })?;
-        serde_json::from_str(&text).map_err(|e| {
+        let model: ModelFile = serde_json::from_str(&text).map_err(|e| {
             Error::input(
                 Origin::file(path),
                 Some(e.line() as u64),
@@ -89,6 +112,14 @@ impl ModelFile {
                     "not a calib model file: {e}; expected the JSON that `calib fit -o` writes"
                 ),
             )
-        })
+        })?;
+        if let Some(defect) = model.defect() {
+            return Err(Error::input(
+                Origin::file(path),
+                None,
+                format!("{defect}; refit with `calib fit -o`"),
+            ));
+        }
+        Ok(model)
     }
 }

@@ -44,9 +44,9 @@ impl Stratum {
 
     /// Adds one label from separate key and value (used for `--by` columns).
     pub fn insert(&mut self, key: &str, value: &str) -> Result<(), String> {
-        if key.contains(',') || value.contains(',') {
+        if key.contains(',') || value.contains(',') || key.contains('=') || value.contains('=') {
             return Err(format!(
-                "label `{key}={value}`: keys and values may not contain `,`"
+                "label `{key}={value}`: keys and values may not contain `,` or `=`"
             ));
         }
         if self.labels.contains_key(key) {

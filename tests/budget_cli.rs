@@ -442,7 +442,8 @@ fn a_confidence_outside_zero_one_is_refused() {
         "m.json",
         &model_json(&[("dataset=A", 60.0)], None),
     );
-    for value in ["0", "1", "1.5", "-0.5", "NaN", "inf"] {
+    // At or below 0.5 a one-sided bound would fall under the central projection.
+    for value in ["0", "0.3", "0.5", "1", "1.5", "-0.5", "NaN", "inf"] {
         let flag = format!("--confidence={value}");
         let out = budget(
             dir.path(),
@@ -457,7 +458,7 @@ fn a_confidence_outside_zero_one_is_refused() {
             ],
         );
         assert_exit(&out, 2);
-        assert_mentions(&stderr(&out), &["--confidence", "(0, 1)"]);
+        assert_mentions(&stderr(&out), &["--confidence", "(0.5, 1)"]);
     }
 }
 
@@ -671,4 +672,44 @@ fn json_output_holds_the_contract_fields() {
         .find(|(name, _)| *name == partition)
         .unwrap_or_else(|| panic!("{partition} is not of the default family"));
     assert!(time_s <= cap.1);
+}
+
+// MODEL-DEPENDENT (model_json). The sbatch lines name the partition only where
+// the partitions in play are not one family of time buckets routed by --time.
+#[test]
+fn sbatch_names_the_partition_only_outside_a_bucket_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write(
+        dir.path(),
+        "m.json",
+        &model_json(&[("dataset=A", 60.0)], None),
+    );
+    let run = |partitions: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--model",
+            &model,
+            "--units",
+            "100",
+            "--format",
+            "sbatch",
+            "--partitions",
+            partitions,
+        ];
+        args.extend_from_slice(extra);
+        let out = budget(dir.path(), &args);
+        assert_exit(&out, 0);
+        stdout(&out)
+    };
+    let routed = run(&at("sinfo-narval.txt"), &[]);
+    let line = routed.lines().find(|l| l.starts_with("sbatch ")).unwrap();
+    assert!(!line.contains("--partition"), "{routed}");
+    assert!(routed.contains("--partition is left out"), "{routed}");
+    let pinned = run(&at("sinfo-narval.txt"), &["--name-partition", "always"]);
+    assert!(
+        pinned.contains("#SBATCH --partition=cpubase_bycore_b1"),
+        "{pinned}"
+    );
+    let plain = run("short 1:00:00\nlong 7-00:00:00", &[]);
+    let line = plain.lines().find(|l| l.starts_with("sbatch ")).unwrap();
+    assert!(line.contains("--partition=long"), "{plain}");
 }

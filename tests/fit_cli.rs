@@ -284,3 +284,69 @@ fn good_file_passes() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bad_plot_name_leaves_no_model_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "t.csv", GOOD);
+    let model = dir.path().join("m.json");
+    let out = calib(
+        &[
+            "fit",
+            &f,
+            "-o",
+            model.to_str().unwrap(),
+            "--plot",
+            "cost.jpg",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains(".png or .svg"));
+    assert!(
+        !model.exists(),
+        "the model was written although the command failed"
+    );
+}
+
+#[test]
+fn a_by_value_holding_an_equals_sign_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        "run,cfg,unit,elapsed_s\nr1,lr=0.1,1,10\n",
+    );
+    let out = calib(&["fit", &f, "--by", "cfg"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("line 2") && err.contains("`=`"), "{err}");
+}
+
+#[test]
+fn a_model_file_that_cannot_project_is_refused_by_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "t.csv", GOOD);
+    let model = dir.path().join("m.json");
+    let out = calib(&["fit", &f, "-o", model.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A hand edit that removes the fitted curve.
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    doc["strata"][0]["curve"]["plausible"] = serde_json::json!([]);
+    std::fs::write(&model, doc.to_string()).unwrap();
+    let out = calib(
+        &[
+            "budget",
+            "--model",
+            model.to_str().unwrap(),
+            "--units",
+            "10",
+            "--partitions",
+            "p 1:00:00",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no fitted curve"));
+}

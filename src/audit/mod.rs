@@ -502,7 +502,8 @@ fn median(sorted: &[u64]) -> Option<f64> {
     Some(if n % 2 == 1 {
         sorted[n / 2] as f64
     } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
+        // In f64: the sum of two u64 elapsed times may not fit a u64.
+        (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0
     })
 }
 

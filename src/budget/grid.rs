@@ -7,6 +7,11 @@ use std::path::Path;
 use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 
+/// The largest `units` or `tasks` a grid may give (also the bound of `--units`
+/// and `--tasks`): far above any real campaign, small enough that sums of
+/// tasks x seconds cannot overflow.
+pub const MAX_COUNT: u64 = 1_000_000_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSize {
     pub units: Option<u64>,
@@ -17,13 +22,17 @@ pub struct CellSize {
 #[derive(Debug, Clone, Default)]
 pub struct Grid {
     pub sizes: BTreeMap<String, CellSize>,
-    pub origin: Option<Origin>,
 }
 
 impl Grid {
     pub fn load(path: &Path) -> Result<Grid> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::input(
+                Origin::file(path),
+                None,
+                format!("cannot read the grid: {e}"),
+            )
+        })?;
         Grid::parse(&text, Origin::file(path))
     }
 
@@ -61,7 +70,6 @@ impl Grid {
         }
         let mut grid = Grid {
             sizes: BTreeMap::new(),
-            origin: Some(origin.clone()),
         };
         for record in reader.records() {
             let record = record.map_err(|e| {
@@ -77,9 +85,9 @@ impl Grid {
                 match col.map(|c| record.get(c).unwrap_or("").trim()) {
                     None | Some("") => Ok(None),
                     Some(text) => match text.parse::<u64>() {
-                        Ok(n) if n >= 1 => Ok(Some(n)),
+                        Ok(n) if (1..=MAX_COUNT).contains(&n) => Ok(Some(n)),
                         _ => Err(bad(format!(
-                            "`{name}` is `{text}`; expected a whole number, 1 or more"
+                            "`{name}` is `{text}`; expected a whole number from 1 to {MAX_COUNT}"
                         ))),
                     },
                 }

@@ -101,9 +101,10 @@ impl Budget {
 
 /// Budgets every stratum of `model` under the partitions of `selection`.
 pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -> Result<Budget> {
-    if !(options.confidence > 0.0 && options.confidence < 1.0) {
+    // One-sided bounds below 50% would fall under the central projection.
+    if !(options.confidence > 0.5 && options.confidence < 1.0) {
         return Err(Error::Refused(format!(
-            "--confidence {} is outside (0, 1); use e.g. 0.99",
+            "--confidence {} is outside (0.5, 1); use e.g. 0.99",
             options.confidence
         )));
     }
@@ -243,12 +244,6 @@ fn budget_stratum(
             ));
         }
         Status::Ok => {}
-    }
-    if stratum.runs <= 1 {
-        notes.push(
-            "one run probed: run-to-run spread is assumed, not measured; probe a second seed"
-                .into(),
-        );
     }
     if provenance.is_estimate() {
         notes.push("ESTIMATE: measured on another machine".into());

@@ -17,12 +17,13 @@
 //! round up) and reads 0 as "no limit"; a cap is used only at whole minutes at or
 //! below it. The chosen time is never below `floor_s`, and for `over_cap` it is
 //! the time a single task would need (unsubmittable), so the invariant
-//! `time_s >= floor_s` holds for every status. Given caps, the chosen time is
+//! `time_s >= floor_s` holds for every status, up to the largest time `--time`
+//! can express (about 68 years), beyond which every need is `over_cap`. Given caps, the chosen time is
 //! non-decreasing in both `floor_s` and `upper_s`.
 
 use serde::Serialize;
 
-use crate::slurm::time::sbatch_minutes;
+use crate::slurm::time::{sbatch_minutes, SBATCH_MAX_MINUTES};
 
 /// One bucket: a partition and its cap in seconds (`f64::INFINITY` for no limit).
 #[derive(Debug, Clone, PartialEq)]
@@ -112,12 +113,14 @@ pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
         };
     }
 
-    // 2. The upper bound, rounded up, in the smallest bucket that holds it.
+    // 2. The upper bound, rounded up, in the smallest bucket that holds it. A
+    // need beyond what `--time` can express (about 68 years) fits nowhere.
     let minutes = sbatch_minutes(upper_s);
+    let expressible = upper_s <= (SBATCH_MAX_MINUTES * 60) as f64;
     let holder = sorted
         .iter()
         .find(|cap| cap_minutes(cap).is_none_or(|cap_min| cap_min >= minutes));
-    if let Some(cap) = holder {
+    if let (Some(cap), true) = (holder, expressible) {
         return Decision {
             minutes,
             partition: Some(cap.partition.clone()),
@@ -128,17 +131,19 @@ pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
     }
 
     // 3. Even the measured cost does not fit (rule 1 took every case where it does).
-    let segment_minutes = sorted
+    let segment_s = sorted
         .last()
         .and_then(|cap| cap_minutes(cap))
-        .unwrap_or(1)
-        .max(1);
-    let segments = sbatch_minutes(upper_s).div_ceil(segment_minutes);
+        .unwrap_or(SBATCH_MAX_MINUTES)
+        .clamp(1, SBATCH_MAX_MINUTES) as f64
+        * 60.0;
+    // In floating point, so that a need far beyond any cap is counted, not clamped.
+    let segments = (upper_s / segment_s).ceil().clamp(2.0, u64::MAX as f64) as u64;
     Decision {
         minutes: minutes.max(floor_minutes),
         partition: None,
         status: Status::OverCap,
-        segments: Some(segments.max(2)),
+        segments: Some(segments),
         largest_cap_s,
     }
 }

@@ -1,13 +1,13 @@
 //! `calib audit`: read sacct after a campaign and say what each stratum really
 //! used of the time it asked for.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::Command;
 
 use regex::Regex;
 
 use crate::audit::{self, AuditOptions};
+use crate::commands::input::read_text_argument;
 use crate::error::{Error, Origin, Result};
 use crate::slurm::sacct::{parse_sacct, JobState, SacctOptions, SacctTable};
 use crate::stratum::Stratum;
@@ -191,20 +191,10 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
 
 fn read_input(args: &AuditArgs) -> Result<(Origin, String)> {
     match args.sacct.as_deref() {
-        Some("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::io("cannot read standard input", e))?;
-            Ok((Origin::Stdin, text))
+        Some(value) => {
+            let (text, origin) = read_text_argument(value, "SACCT")?;
+            Ok((origin, text))
         }
-        Some(arg) if arg.starts_with('@') => {
-            let path = PathBuf::from(&arg[1..]);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
-            Ok((Origin::File(path), text))
-        }
-        Some(text) => Ok((Origin::Argument("SACCT".into()), text.to_string())),
         None => run_sacct(args),
     }
 }

@@ -1,17 +1,18 @@
 //! `calib budget`: one `--time` per stratum, rounded into partition buckets,
 //! never below the measured cost.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
 
 use crate::budget::export::{ExportContext, Format};
+use crate::budget::grid::MAX_COUNT;
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
+use crate::commands::input::read_text_argument;
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
-use crate::slurm::partitions::{parse_partitions, PartitionSelector};
+use crate::slurm::partitions::{family_of, parse_partitions, Partition, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
 const AFTER_HELP: &str = "\
@@ -44,7 +45,7 @@ pub struct BudgetArgs {
 
     /// Units per run (generations, epochs, ...) for every stratum the grid does
     /// not size. The projection covers a whole run of this many units.
-    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub units: Option<u64>,
 
     /// A CSV giving per-stratum `units` and/or `tasks` (columns: stratum,units,tasks).
@@ -53,7 +54,7 @@ pub struct BudgetArgs {
 
     /// Array tasks per stratum (seeds, cells) when the grid does not say. Used for
     /// the --array range and the campaign's task-hours.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub tasks: u64,
 
     /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`
@@ -104,32 +105,34 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub time_min: bool,
 
+    /// Whether the sbatch lines name the partition: `auto` leaves it out when the
+    /// partitions in play are one family of time buckets (`_b1`, `_b2`, ...),
+    /// which clusters such as the Alliance's route by --time, and names it
+    /// otherwise (a cluster whose partitions are not routed by time).
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto)]
+    pub name_partition: NamePartition,
+
     /// What one unit is called, for the record in the sbatch comments.
     #[arg(long, value_name = "WORD", default_value = "unit")]
     pub unit_name: String,
 }
 
-/// Reads an argument that may be the text itself, @FILE, or - (stdin).
-pub fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
-    if value == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| Error::io("cannot read standard input", e))?;
-        return Ok((text, Origin::Stdin));
-    }
-    if let Some(path) = value.strip_prefix('@') {
-        // A path the user typed that cannot be read is bad input (exit 2).
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::input(
-                Origin::file(path),
-                None,
-                format!("cannot read the file given to {flag}: {e}"),
-            )
-        })?;
-        return Ok((text, Origin::file(path)));
-    }
-    Ok((value.to_string(), Origin::Argument(flag.to_string())))
+/// When the sbatch lines name the partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum NamePartition {
+    /// Not for one family of time buckets (routed by --time), else yes.
+    Auto,
+    Always,
+    Never,
+}
+
+/// True when every partition in play is a `_bN` bucket of one family.
+fn one_bucket_family(partitions: &[Partition]) -> bool {
+    let families: Vec<(String, Option<u32>)> =
+        partitions.iter().map(|p| family_of(&p.name)).collect();
+    families
+        .iter()
+        .all(|(f, bucket)| bucket.is_some() && *f == families[0].0)
 }
 
 fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
@@ -215,6 +218,11 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         time_min: args.time_min,
         unit_name: args.unit_name.clone(),
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        name_partition: match args.name_partition {
+            NamePartition::Always => true,
+            NamePartition::Never => false,
+            NamePartition::Auto => !one_bucket_family(&selection.partitions),
+        },
     };
     print!("{}", args.format.exporter().render(&plan, &context));
     if plan.any_over_cap() {

@@ -107,6 +107,10 @@ pub fn run(args: &FitArgs) -> Result<i32> {
             "0 units; expected the length of a run, 1 or more",
         ));
     }
+    if let Some(path) = &args.plot {
+        // Before any work or any write: a bad --plot must not leave a model behind.
+        fit::plot::check_path(path)?;
+    }
     let timings = read_timings(&args.paths, &ingest)?;
     for w in &timings.warnings {
         eprintln!("calib: warning: {w}");
@@ -119,6 +123,11 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     let report = fit::fit_timings(&timings, &options)?;
     for w in &report.warnings {
         eprintln!("calib: warning: {w}");
+    }
+    if let Some(defect) = report.model.defect() {
+        return Err(Error::Refused(format!(
+            "the fit gives no usable projection: {defect}; check the time column's unit (seconds) and magnitude"
+        )));
     }
     if let Some(path) = &args.output {
         let text = serde_json::to_string_pretty(&report.model)

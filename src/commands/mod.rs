@@ -4,4 +4,5 @@
 pub mod audit;
 pub mod budget;
 pub mod fit;
+pub mod input;
 pub mod probe;

@@ -167,6 +167,16 @@ pub fn config_from(args: &ProbeArgs) -> Result<ProbeConfig> {
         let part = Stratum::parse(text).map_err(|e| bad_stratum(text, &e))?;
         stratum.merge(&part).map_err(|e| bad_stratum(text, &e))?;
     }
+    if args.first_rep.checked_add(args.repeat).is_none() {
+        return Err(Error::input(
+            Origin::Argument("--first-rep".into()),
+            None,
+            format!(
+                "{} + --repeat {} overflows; expected a first repetition number well below 2^64",
+                args.first_rep, args.repeat
+            ),
+        ));
+    }
     let matcher = UnitMatcher::new(args.unit_regex.as_deref().unwrap_or(DEFAULT_UNIT_REGEX))?;
     let timeout = match &args.timeout {
         Some(text) => parse_duration("--timeout", text)?,

@@ -31,29 +31,15 @@ fn register() -> Result<()> {
         .map_err(|_| Error::Failed("the embedded font could not be loaded".into()))
 }
 
-/// Draws the plot into `path` (`.png` or `.svg`).
-pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
-    register()?;
-    let ext = path
+/// The plot's format from its file name: `png` or `svg`, else bad input.
+pub fn check_path(path: &Path) -> Result<&'static str> {
+    match path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let panels = report.strata.len().clamp(1, MAX_PANELS);
-    let cols = (panels as f64).sqrt().ceil() as u32;
-    let rows = (panels as u32).div_ceil(cols);
-    let size = (720 * cols, 440 * rows);
-    let fail = |e: String| Error::Failed(format!("cannot draw {}: {e}", path.display()));
-    match ext.as_str() {
-        "png" => {
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            draw_on(report, &root, rows as usize, cols as usize).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))
-        }
-        "svg" => {
-            let root = SVGBackend::new(path, size).into_drawing_area();
-            draw_on(report, &root, rows as usize, cols as usize).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))
-        }
+        .as_deref()
+    {
+        Some("png") => Ok("png"),
+        Some("svg") => Ok("svg"),
         _ => Err(Error::input(
             Origin::Argument("--plot".into()),
             None,
@@ -63,6 +49,44 @@ pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
             ),
         )),
     }
+}
+
+/// Draws the plot into `path` (`.png` or `.svg`): into a temporary file beside
+/// it, renamed into place once complete, so an existing file is never left
+/// half-drawn.
+pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
+    let ext = check_path(path)?;
+    register()?;
+    let panels = report.strata.len().clamp(1, MAX_PANELS);
+    let cols = (panels as f64).sqrt().ceil() as u32;
+    let rows = (panels as u32).div_ceil(cols);
+    let size = (720 * cols, 440 * rows);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // The temporary name keeps the extension: the PNG encoder goes by it.
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}.{ext}", std::process::id()));
+    let fail = |e: String| Error::Failed(format!("cannot draw {}: {e}", path.display()));
+    let drawn = if ext == "png" {
+        let root = BitMapBackend::new(&tmp, size).into_drawing_area();
+        draw_on(report, &root, rows as usize, cols as usize)
+            .map_err(fail)
+            .and_then(|_| root.present().map_err(|e| fail(e.to_string())))
+    } else {
+        let root = SVGBackend::new(&tmp, size).into_drawing_area();
+        draw_on(report, &root, rows as usize, cols as usize)
+            .map_err(fail)
+            .and_then(|_| root.present().map_err(|e| fail(e.to_string())))
+    };
+    let placed = drawn.and_then(|_| {
+        std::fs::rename(&tmp, path)
+            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+    });
+    if placed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    placed
 }
 
 fn draw_on<DB: DrawingBackend>(

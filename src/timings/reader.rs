@@ -103,8 +103,9 @@ pub fn expand_inputs(
             files.push(input.clone());
             continue;
         }
+        // A path the user named that cannot be read is bad input (exit 2).
         let meta = std::fs::metadata(input)
-            .map_err(|e| Error::io(format!("cannot read {}", input.display()), e))?;
+            .map_err(|e| Error::input(Origin::file(input), None, format!("cannot read it: {e}")))?;
         if meta.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(input)
                 .map_err(|e| Error::io(format!("cannot list {}", input.display()), e))?

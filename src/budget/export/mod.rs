@@ -23,6 +23,10 @@ pub struct ExportContext {
     pub unit_name: String,
     /// RFC 3339 time of this budget.
     pub created_at: String,
+    /// Name the partition in the sbatch lines. Off where the partitions in play
+    /// are one family of time buckets, which clusters route by `--time` (the
+    /// Alliance's `_b1`..`_b6`: naming a bucket there only pins what routing does).
+    pub name_partition: bool,
 }
 
 /// One output format.

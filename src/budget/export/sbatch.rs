@@ -86,6 +86,9 @@ impl Exporter for SbatchExporter {
             context.created_at,
             budget.partitions
         );
+        if !context.name_partition {
+            out.push_str("# --partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)\n");
+        }
         for note in &budget.notes {
             let _ = writeln!(out, "# NOTE: {note}");
         }
@@ -109,14 +112,25 @@ impl Exporter for SbatchExporter {
                 s.units
             );
             let time_min = format_sbatch_time(s.projection.floor_s);
+            let partition = s
+                .decision
+                .partition
+                .as_deref()
+                .filter(|_| context.name_partition);
             let lines = format!(
-                "#SBATCH --time={time}\n{}#SBATCH --job-name={name}\n#SBATCH --comment={}\nsbatch --array={array} --time={time}{} --job-name={name} --comment={} --export={} {}\n",
+                "#SBATCH --time={time}\n{}{}#SBATCH --job-name={name}\n#SBATCH --comment={}\nsbatch --array={array} --time={time}{}{} --job-name={name} --comment={} --export={} {}\n",
+                partition
+                    .map(|p| format!("#SBATCH --partition={}\n", shell_quote(p)))
+                    .unwrap_or_default(),
                 if context.time_min {
                     format!("#SBATCH --time-min={time_min}\n")
                 } else {
                     String::new()
                 },
                 shell_quote(&comment),
+                partition
+                    .map(|p| format!(" --partition={}", shell_quote(p)))
+                    .unwrap_or_default(),
                 if context.time_min {
                     format!(" --time-min={time_min}")
                 } else {
