@@ -350,3 +350,23 @@ fn a_model_file_that_cannot_project_is_refused_by_budget() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("no fitted curve"));
 }
+
+#[test]
+fn a_torn_last_line_of_a_probe_file_is_skipped_even_when_it_still_parses() {
+    // calib probe's own header: every row it writes ends with a newline, so an
+    // unterminated last line was cut by a kill, here from `30.5` to `3`.
+    let header = calib::timings::HEADER.join(",");
+    let row = |unit: u32, t: &str| format!("r1,d=a,{unit},{t},,h,local,cpu,1,none,,,,0.1.0,");
+    let content = format!(
+        "{header}\n{}\n{}\n{}",
+        row(1, "10.5"),
+        row(2, "20.5"),
+        row(3, "3")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "p.csv", &content);
+    let out = calib(&["fit", &f], None);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("line 4") && err.contains("cut short"), "{err}");
+}

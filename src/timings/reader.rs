@@ -15,6 +15,7 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
@@ -474,6 +475,19 @@ fn read_table(
         })?
         .clone();
     let columns = locate_columns(&header, origin, options)?;
+    // calib's own writer ends every row with a newline in the same write, so in
+    // a file with its header an unterminated last line is torn by construction,
+    // even when what is left of it still parses (`12.3` cut from `12.345`).
+    let bytes = if !bytes.ends_with(b"\n") && header.iter().eq(HEADER.iter().copied()) {
+        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        warnings.push(IngestWarning::TornLastLine {
+            origin: origin.to_string(),
+            line: bytes[..keep].iter().filter(|&&b| b == b'\n').count() as u64 + 1,
+        });
+        &bytes[..keep]
+    } else {
+        bytes
+    };
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
