@@ -482,6 +482,7 @@ fn write_timings_needs_units_and_never_overwrites() {
 
     let out = bin()
         .args(["audit", &at, "--write-timings", out_arg, "--units", "100"])
+        .args(["--cluster", "narval"])
         .output()
         .unwrap();
     assert!(
@@ -490,6 +491,11 @@ fn write_timings_needs_units_and_never_overwrites() {
         String::from_utf8_lossy(&out.stderr)
     );
     let timings = read_timings(std::slice::from_ref(&out_file), &IngestOptions::default()).unwrap();
+    // Rows carry the cluster, so the next budget can check where they were measured.
+    assert!(timings
+        .runs
+        .iter()
+        .all(|r| r.fingerprint.cluster.as_deref() == Some("narval")));
     assert_eq!(timings.runs.len(), 5);
     let run = timings.runs.iter().find(|r| r.run == "5000_2").unwrap();
     assert_eq!(run.stratum.canonical(), "dataset=Y");

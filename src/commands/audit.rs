@@ -85,6 +85,12 @@ pub struct AuditArgs {
     #[arg(long = "write-timings", value_name = "FILE")]
     pub write_timings: Option<PathBuf>,
 
+    /// The cluster the audited jobs ran on, recorded in --write-timings rows so
+    /// that calib budget accepts them as a calibration of that cluster. Default:
+    /// $SLURM_CLUSTER_NAME, else $CC_CLUSTER.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
+
     /// The field separator of SACCT when it is not `|` (sacct --delimiter).
     #[arg(long = "delimiter", value_name = "TEXT")]
     pub delimiter: Option<String>,
@@ -175,7 +181,19 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
     };
     let report = audit::audit(&table, &options);
     if let (Some(path), Some(units)) = (&args.write_timings, args.units) {
-        let written = write_timings(&table, &options, path, units)?;
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let cluster = args
+            .cluster
+            .clone()
+            .or_else(|| env("SLURM_CLUSTER_NAME"))
+            .or_else(|| env("CC_CLUSTER"));
+        if cluster.is_none() {
+            eprintln!(
+                "calib: warning: the rows written to {} name no cluster, so calib budget will treat them as unverified; pass --cluster NAME",
+                path.display()
+            );
+        }
+        let written = write_timings(&table, &options, path, units, cluster)?;
         eprintln!(
             "calib: wrote {written} whole-run row{} to {}",
             if written == 1 { "" } else { "s" },
@@ -270,6 +288,7 @@ fn write_timings(
     options: &AuditOptions,
     path: &std::path::Path,
     units: u64,
+    cluster: Option<String>,
 ) -> Result<usize> {
     let mut seen = std::collections::HashSet::new();
     let mut rows = Vec::new();
@@ -300,6 +319,8 @@ fn write_timings(
                 ),
                 partition: row.partition.clone(),
                 started_at: row.start.clone(),
+                cluster: cluster.clone(),
+                calib_version: Some(crate::VERSION.to_string()),
                 ..Fingerprint::default()
             },
             end: None,
