@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-$(mktemp -d)}"
+mkdir -p "$work"
 target="${CARGO_TARGET_DIR:-target}"
 runs=5
 

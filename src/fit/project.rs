@@ -203,8 +203,6 @@ pub fn t_quantile(confidence: f64, df: f64) -> f64 {
 /// The parts of a stratum's curve that projections need (see [`crate::fit::CurveState`]).
 pub struct Projector<'a> {
     evals: Vec<Evaluator<'a>>,
-    /// t quantiles by (confidence, d.f. rounded to 0.5% on the log scale).
-    tcache: std::cell::RefCell<std::collections::HashMap<(u64, i64), f64>>,
     spread: &'a Spread,
     horizon: u64,
     kappa: f64,
@@ -222,7 +220,6 @@ impl<'a> Projector<'a> {
             spread: &state.spread,
             horizon: state.horizon.max(1),
             kappa: state.extrapolation_kappa,
-            tcache: Default::default(),
         }
     }
 
@@ -240,8 +237,12 @@ impl<'a> Projector<'a> {
     }
 
     /// `t_quantile` with the d.f. rounded to 0.5% (the quantile moves by < 0.3%
-    /// of itself across such a step), cached: the inverse CDF is the costly part.
+    /// of itself across such a step), cached for the whole process: the inverse
+    /// CDF is the costly part, and strata fitted alike share their d.f.
     fn t(&self, confidence: f64, df: f64) -> f64 {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static CACHE: OnceLock<Mutex<HashMap<(u64, i64), f64>>> = OnceLock::new();
         if !df.is_finite() || df > 1e6 {
             return t_quantile(confidence, f64::INFINITY);
         }
@@ -249,11 +250,20 @@ impl<'a> Projector<'a> {
             confidence.to_bits(),
             (df.max(1.0).ln() * 200.0).round() as i64,
         );
-        *self
-            .tcache
-            .borrow_mut()
-            .entry(key)
-            .or_insert_with(|| t_quantile(confidence, (key.1 as f64 / 200.0).exp()))
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(&t) = cache
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).copied())
+            .as_ref()
+        {
+            return t;
+        }
+        let t = t_quantile(confidence, (key.1 as f64 / 200.0).exp());
+        if let Ok(mut c) = cache.lock() {
+            c.insert(key, t);
+        }
+        t
     }
 
     /// The bound of form `k` at N, before the envelope.
