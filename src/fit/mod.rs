@@ -15,7 +15,8 @@
 //!    identified (run-length rows at fewer lengths than parameters) or negative.
 //! 4. **Selection by extrapolation** ([`select`]): fit on the early part, score on
 //!    the later part; best form, runner-up, and the set of forms the data cannot
-//!    rule out ("plausible": within 2 standard errors of the best score).
+//!    rule out ("plausible": a score within 2 standard errors of the best one,
+//!    taking the larger of the two forms' holdout standard errors).
 //! 5. **Spread** ([`spread`]): per-run multiplicative levels (log-normal run
 //!    effects) with a scaled-inverse-χ² prior (σ0 = 10%, ν0 = 3 pseudo-runs;
 //!    Gelman et al., BDA 3rd ed., ch. 3).
@@ -406,6 +407,9 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
                     *v *= ratio;
                 }
             }
+            // The within-run variance spent one degree of freedom per run level
+            // beyond the first; the t quantile must not count them.
+            fit.df = (fit.df - (runs.len() - 1) as f64).max(1.0);
         }
     }
     let ln_levels: Vec<f64> = levels.iter().map(|l| l.ln_level).collect();
