@@ -203,17 +203,12 @@ struct Columns {
     fingerprint: [Option<usize>; 9],
 }
 
-const FINGERPRINT_COLUMNS: [&str; 9] = [
-    "host",
-    "cluster",
-    "cpu_model",
-    "cpus",
-    "gpus",
-    "job_id",
-    "partition",
-    "started_at",
-    "calib_version",
-];
+/// The fingerprint columns, in the order calib writes them (`host` ..
+/// `calib_version`, between `unit_s` and `end` in [`HEADER`]).
+const FINGERPRINT_COLUMNS: &[&str] = {
+    let (_, rest) = HEADER.split_at(5);
+    rest.split_at(9).0
+};
 
 fn locate_columns(
     header: &csv::StringRecord,
@@ -249,7 +244,10 @@ fn locate_columns(
         by.push((name.clone(), need(name, "named by --by")?));
     }
     let mut fingerprint = [None; 9];
-    for (slot, name) in fingerprint.iter_mut().zip(FINGERPRINT_COLUMNS) {
+    for (slot, name) in fingerprint
+        .iter_mut()
+        .zip(FINGERPRINT_COLUMNS.iter().copied())
+    {
         *slot = find(name);
     }
     Ok(Columns {
@@ -817,6 +815,24 @@ fn finish_run(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fingerprint_columns_are_the_writers() {
+        assert_eq!(
+            super::FINGERPRINT_COLUMNS,
+            [
+                "host",
+                "cluster",
+                "cpu_model",
+                "cpus",
+                "gpus",
+                "job_id",
+                "partition",
+                "started_at",
+                "calib_version"
+            ]
+        );
+    }
+
     use super::*;
 
     /// A table over the parallel threshold, with quoted newlines near the cuts.
