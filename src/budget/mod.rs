@@ -131,7 +131,7 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         .iter()
         .map(|p| Cap {
             partition: p.name.clone(),
-            limit_s: p.limit.seconds().map_or(f64::INFINITY, |s| s as f64),
+            limit_s: p.limit.cap_seconds(),
         })
         .collect();
     if caps.is_empty() {
