@@ -117,19 +117,27 @@ pub const HEADER: &str = "run,stratum,unit,elapsed_s,cluster,cpu_model\n";
 /// Appends the unit rows of a run to `out` (CSV, no header); returns its total
 /// elapsed seconds.
 pub fn write_unit_rows(out: &mut String, spec: &RunSpec, rng: &mut Rng) -> f64 {
+    write_probe_rows(out, spec, rng, spec.units)
+}
+
+/// Appends the rows of the first `probe_units` units of a run (a probe of it);
+/// returns the elapsed seconds of the whole run, from the same random stream.
+pub fn write_probe_rows(out: &mut String, spec: &RunSpec, rng: &mut Rng, probe_units: u64) -> f64 {
     let mut t = spec.startup_s;
     for (i, d) in spec.durations(rng).into_iter().enumerate() {
         t += d;
-        let _ = writeln!(
-            out,
-            "{},\"{}\",{},{:.3},{},{}",
-            spec.run,
-            spec.stratum,
-            i + 1,
-            t,
-            spec.cluster,
-            spec.cpu_model
-        );
+        if (i as u64) < probe_units {
+            let _ = writeln!(
+                out,
+                "{},\"{}\",{},{:.3},{},{}",
+                spec.run,
+                spec.stratum,
+                i + 1,
+                t,
+                spec.cluster,
+                spec.cpu_model
+            );
+        }
     }
     t
 }
@@ -183,24 +191,7 @@ pub fn trend_case(probe_units: u64, runs: usize, seed: u64) -> (String, Vec<f64>
         );
         s.startup_s = 30.0;
         let mut rng = Rng::new(seed.wrapping_add(k as u64 * 7919));
-        let durations = s.durations(&mut rng);
-        let mut t = s.startup_s;
-        for (i, d) in durations.iter().enumerate() {
-            t += d;
-            if (i as u64) < probe_units {
-                let _ = writeln!(
-                    csv,
-                    "{},\"{}\",{},{:.3},{},{}",
-                    s.run,
-                    s.stratum,
-                    i + 1,
-                    t,
-                    s.cluster,
-                    s.cpu_model
-                );
-            }
-        }
-        full.push(t);
+        full.push(write_probe_rows(&mut csv, &s, &mut rng, probe_units));
     }
     (csv, full)
 }
@@ -221,24 +212,7 @@ pub fn spread_case(probe_units: u64, seed: u64) -> (String, Vec<f64>) {
         let mut s = spec(format!("slow-s{k}"), "dataset=Y", 100, slow, *level, 0.03);
         s.startup_s = 20.0;
         let mut rng = Rng::new(seed.wrapping_add(101 * k as u64));
-        let durations = s.durations(&mut rng);
-        let mut t = s.startup_s;
-        for (i, d) in durations.iter().enumerate() {
-            t += d;
-            if (i as u64) < probe_units {
-                let _ = writeln!(
-                    csv,
-                    "{},\"{}\",{},{:.3},{},{}",
-                    s.run,
-                    s.stratum,
-                    i + 1,
-                    t,
-                    s.cluster,
-                    s.cpu_model
-                );
-            }
-        }
-        full.push(t);
+        full.push(write_probe_rows(&mut csv, &s, &mut rng, probe_units));
     }
     for k in 0..3u64 {
         let mut s = spec(
