@@ -3,6 +3,11 @@
 //!
 //! The binary only drives this library: `probe` measures, `fit` models,
 //! `budget` decides, `audit` checks afterwards.
+//!
+//! Everything calib writes to stdout and stderr goes through [`output`]; the
+//! lints below (and `clippy.toml`) keep it that way.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod audit;
 pub mod budget;
@@ -11,6 +16,7 @@ pub mod commands;
 pub mod error;
 pub mod fit;
 pub mod model;
+pub mod output;
 pub mod probe;
 pub mod slurm;
 pub mod stratum;

@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use calib::audit::{audit, group_of, render_table, Advice, AuditOptions, GroupSource};
+use calib::audit::export::{Exporter, TableExporter};
+use calib::audit::{audit, group_of, Advice, AuditOptions, GroupSource};
 use calib::error::Origin;
 use calib::slurm::sacct::{parse_sacct, SacctOptions, SacctTable};
 use calib::stratum::Stratum;
@@ -89,9 +90,16 @@ fn seed_case_7_slowest_task_used_68_percent_headroom_1_47() {
     assert!(g.advice.is_empty(), "{:?}", g.advice);
     assert_eq!(g.arrays.len(), 1);
     assert_eq!(g.arrays[0].array, "5000");
-    let text = render_table(&a);
+    let text = table_text(&a);
     assert!(text.contains("the slowest task (5000_2, COMPLETED) used 68% of its budget (00:20:24 of 00:30:00): headroom 1.47x"), "{text}");
     assert!(text.contains("(10 step rows left out)"), "{text}");
+}
+
+/// The audit as `--format table` writes it.
+fn table_text(a: &calib::audit::Audit) -> String {
+    let mut bytes = Vec::new();
+    TableExporter.export(a, &mut bytes).unwrap();
+    String::from_utf8(bytes).unwrap()
 }
 
 fn bin() -> Command {
@@ -316,7 +324,7 @@ fn timeouts_report_the_unit_reached_from_probe_timings() {
             suggest: Some("01:51:00".into())
         }]
     );
-    let text = render_table(&a);
+    let text = table_text(&a);
     assert!(
         text.contains(
             "TIMEOUT 6000_1 after 00:30:05 (limit 00:30:00), reached unit 40 at 00:29:25"

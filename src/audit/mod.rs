@@ -24,7 +24,7 @@
 //! used less than [`LOW_USE`]: a shorter request starts sooner) or below it (a
 //! TIMEOUT, or more than [`HIGH_USE`] used).
 
-mod render;
+pub mod export;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -37,7 +37,7 @@ use crate::slurm::time::{format_sbatch_time, sbatch_minutes};
 use crate::stratum::Stratum;
 use crate::timings::Timings;
 
-pub use render::{clock, render_json, render_table};
+pub use export::clock;
 
 /// Below this share of its budget used by the slowest task, calib suggests a
 /// shorter request.

@@ -9,6 +9,7 @@ use regex::Regex;
 use crate::audit::{self, AuditOptions};
 use crate::commands::input::read_text_argument;
 use crate::error::{Error, Origin, Result};
+use crate::output::{self, Format};
 use crate::slurm::sacct::{parse_sacct, JobState, SacctOptions, SacctTable};
 use crate::stratum::Stratum;
 use crate::timings::{read_timings, Fingerprint, IngestOptions, TimingRow, TimingsWriter};
@@ -100,13 +101,6 @@ pub struct AuditArgs {
     pub format: Format,
 }
 
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Table,
-    Json,
-}
-
 pub fn run(args: &AuditArgs) -> Result<i32> {
     if args.write_timings.is_some() && args.units.is_none() {
         return Err(Error::Refused(
@@ -159,10 +153,10 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
                 .or(table.column("ElapsedRaw"))
                 .is_none())
     {
-        eprintln!(
-            "calib: warning: without Elapsed and Timelimit columns, the audit counts states \
+        output::warn(format_args!(
+            "without Elapsed and Timelimit columns, the audit counts states \
              only; run sacct -P with --format={SACCT_FORMAT}"
-        );
+        ));
     }
     let timings = if args.timings.is_empty() {
         None
@@ -171,7 +165,7 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
     };
     if let Some(t) = &timings {
         for warning in &t.warnings {
-            eprintln!("calib: warning: {warning}");
+            output::warn(warning);
         }
     }
     let options = AuditOptions {
@@ -188,22 +182,19 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
             .or_else(|| env("SLURM_CLUSTER_NAME"))
             .or_else(|| env("CC_CLUSTER"));
         if cluster.is_none() {
-            eprintln!(
-                "calib: warning: the rows written to {} name no cluster, so calib budget will treat them as unverified; pass --cluster NAME",
+            output::warn(format_args!(
+                "the rows written to {} name no cluster, so calib budget will treat them as unverified; pass --cluster NAME",
                 path.display()
-            );
+            ));
         }
         let written = write_timings(&table, &options, path, units, cluster)?;
-        eprintln!(
-            "calib: wrote {written} whole-run row{} to {}",
+        output::note(format_args!(
+            "wrote {written} whole-run row{} to {}",
             if written == 1 { "" } else { "s" },
             path.display()
-        );
+        ));
     }
-    match args.format {
-        Format::Table => print!("{}", audit::render_table(&report)),
-        Format::Json => print!("{}", audit::render_json(&report)),
-    }
+    output::write_result(|out| audit::export::exporter(args.format).export(&report, out))?;
     Ok(0)
 }
 

@@ -12,6 +12,7 @@ use crate::commands::input::read_text_argument;
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
+use crate::output;
 use crate::slurm::partitions::{family_of, parse_partitions, Partition, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
@@ -144,7 +145,7 @@ fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
         }
         let timings = read_timings(&args.timings, &IngestOptions::default())?;
         for warning in &timings.warnings {
-            eprintln!("calib: warning: {warning}");
+            output::warn(warning);
         }
         return Ok(fit_timings(&timings, &FitOptions::default())?.model);
     }
@@ -224,7 +225,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             NamePartition::Auto => !one_bucket_family(&selection.partitions),
         },
     };
-    print!("{}", args.format.exporter().render(&plan, &context));
+    output::write_result(|out| args.format.exporter().export(&plan, &context, out))?;
     if plan.any_over_cap() {
         let over: Vec<&str> = plan
             .strata
@@ -232,11 +233,11 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             .filter(|s| s.decision.status == Status::OverCap)
             .map(|s| s.stratum.as_str())
             .collect();
-        eprintln!(
-            "calib: {} stratum(s) cannot fit under any partition cap: {}; see the notes (checkpoint into segments)",
+        output::note(format_args!(
+            "{} stratum(s) cannot fit under any partition cap: {}; see the notes (checkpoint into segments)",
             over.len(),
             over.join(", ")
-        );
+        ));
         return Ok(EXIT_OVER_CAP);
     }
     Ok(0)

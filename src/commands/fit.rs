@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Origin, Result};
 use crate::fit::{self, FitOptions};
+use crate::output::{self, Format};
 use crate::timings::{read_timings, IngestOptions, TimeColumnKind};
 
 const AFTER_HELP: &str = "\
@@ -81,13 +82,6 @@ pub struct FitArgs {
     pub per_unit: bool,
 }
 
-/// Output format of `calib fit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Table,
-    Json,
-}
-
 pub fn run(args: &FitArgs) -> Result<i32> {
     let ingest = IngestOptions {
         by: args.by.clone(),
@@ -113,7 +107,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     }
     let timings = read_timings(&args.paths, &ingest)?;
     for w in &timings.warnings {
-        eprintln!("calib: warning: {w}");
+        output::warn(w);
     }
     let options = FitOptions {
         confidence: args.confidence,
@@ -122,7 +116,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     };
     let report = fit::fit_timings(&timings, &options)?;
     for w in &report.warnings {
-        eprintln!("calib: warning: {w}");
+        output::warn(w);
     }
     if let Some(defect) = report.model.defect() {
         return Err(Error::Refused(format!(
@@ -137,14 +131,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     if let Some(path) = &args.plot {
         fit::plot::draw(&report, path)?;
     }
-    let mut stdout = std::io::stdout().lock();
-    let out = match args.format {
-        Format::Table => fit::table::render(&report),
-        Format::Json => fit::table::render_json(&report),
-    };
-    stdout
-        .write_all(out.as_bytes())
-        .map_err(|e| Error::io("cannot write to standard output", e))?;
+    output::write_result(|out| fit::export::exporter(args.format).export(&report, out))?;
     Ok(0)
 }
 

@@ -35,16 +35,16 @@
 //! run-length data at two lengths choose the power law (see [`select`]); the
 //! t degrees of freedom combine spread and fit by Welch–Satterthwaite.
 //!
-//! Warnings ([`warnings`]) and reporting ([`table`], [`plot`]) are kept apart from
+//! Warnings ([`warnings`]) and reporting ([`export`], [`plot`]) are kept apart from
 //! the statistics.
 
+pub mod export;
 pub mod forms;
 pub mod lsq;
 pub mod plot;
 pub mod project;
 pub mod select;
 pub mod spread;
-pub mod table;
 pub mod warnings;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -3,15 +3,23 @@
 //!
 //! Pass-through writes each chunk read from the command with one `write(2)` per
 //! chunk, straight to file descriptor 1 or 2 (no line buffering, no copy into a
-//! second buffer): under Slurm the output goes to a file and costs the same as
-//! without calib. When stderr is a terminal, calib keeps a live status line at
-//! the bottom (units done, last unit's time, trend so far); it is erased before
-//! any output of the command reaches the terminal and drawn again only when the
-//! cursor is at the start of a line. Otherwise calib prints a start line, the
-//! first marker lines it counted, and a summary line per run.
+//! second buffer; see [`output::write_raw`]): under Slurm the output goes to a
+//! file and costs the same as without calib. When stderr is a terminal, calib
+//! keeps a live status line at the bottom (units done, last unit's time, trend
+//! so far); it is erased before any output of the command reaches the terminal
+//! and drawn again only when the cursor is at the start of a line. Otherwise
+//! calib prints a start line, the first marker lines it counted, and a summary
+//! line per run.
+//!
+//! A stream whose reader went away (EPIPE: Rust ignores SIGPIPE) is closed for
+//! the rest of the probe and its output dropped; other write errors drop that
+//! one write. Neither stops the probe: the units are what it is for, the echo
+//! is a courtesy.
 
-use std::io::{self, ErrorKind};
+use std::io::ErrorKind;
 use std::time::{Duration, Instant};
+
+use crate::output::{self, Stream};
 
 /// How calib reports progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,29 +41,36 @@ pub struct Console {
     /// The last byte written to the terminal by the command ended a line.
     at_line_start: bool,
     last_draw: Option<Instant>,
-    /// A stream whose reader went away (EPIPE): its output is dropped.
-    closed: [bool; 2],
+    stdout_closed: bool,
+    stderr_closed: bool,
 }
 
-fn isatty(fd: i32) -> bool {
-    // SAFETY: isatty only inspects the descriptor.
-    unsafe { libc::isatty(fd) == 1 }
+/// What became of a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// Written, or dropped for an error that may pass.
+    Done,
+    /// The stream's reader went away with this write.
+    NowClosed,
+    /// The stream was closed before: nothing written.
+    WasClosed,
 }
 
 impl Console {
     pub fn new(mode: ProgressMode) -> Console {
         let live = match mode {
-            ProgressMode::Auto => isatty(2),
+            ProgressMode::Auto => Stream::Stderr.is_terminal(),
             ProgressMode::Live => true,
             ProgressMode::Plain => false,
         };
         Console {
             live,
-            stdout_on_terminal: live && isatty(1),
+            stdout_on_terminal: live && Stream::Stdout.is_terminal(),
             status_shown: false,
             at_line_start: true,
             last_draw: None,
-            closed: [false, false],
+            stdout_closed: false,
+            stderr_closed: false,
         }
     }
 
@@ -63,27 +78,47 @@ impl Console {
         self.live
     }
 
+    fn write(&mut self, stream: Stream, bytes: &[u8]) -> Written {
+        let closed = match stream {
+            Stream::Stdout => &mut self.stdout_closed,
+            Stream::Stderr => &mut self.stderr_closed,
+        };
+        if *closed {
+            return Written::WasClosed;
+        }
+        match output::write_raw(stream, bytes) {
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => {
+                *closed = true;
+                Written::NowClosed
+            }
+            // Anything else (a full disk under the Slurm log, EIO) loses this
+            // chunk only; the next may pass.
+            Ok(()) | Err(_) => Written::Done,
+        }
+    }
+
     /// Passes a chunk of the command's output through to calib's own `fd` (1 or 2).
     pub fn pass_through(&mut self, fd: i32, bytes: &[u8]) {
-        let slot = (fd == 2) as usize;
-        if self.closed[slot] || bytes.is_empty() {
+        let stream = if fd == 2 {
+            Stream::Stderr
+        } else {
+            Stream::Stdout
+        };
+        let closed = match stream {
+            Stream::Stdout => self.stdout_closed,
+            Stream::Stderr => self.stderr_closed,
+        };
+        if closed || bytes.is_empty() {
             return;
         }
-        let on_terminal = self.live && (fd == 2 || self.stdout_on_terminal);
+        let on_terminal = self.live && (stream == Stream::Stderr || self.stdout_on_terminal);
         if on_terminal {
             self.erase_status();
         }
-        match write_all_fd(fd, bytes) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-                self.closed[slot] = true;
-                if fd == 1 {
-                    self.line(&format!(
-                        "calib: standard output is closed ({e}); the command's stdout is no longer shown, units are still recorded"
-                    ));
-                }
-            }
-            Err(_) => {}
+        if self.write(stream, bytes) == Written::NowClosed && stream == Stream::Stdout {
+            self.line(
+                "calib: standard output is closed (its reader went away); the command's stdout is no longer shown, units are still recorded",
+            );
         }
         if on_terminal {
             self.at_line_start = bytes.ends_with(b"\n");
@@ -100,15 +135,13 @@ impl Console {
         }
         bytes.extend_from_slice(text.as_bytes());
         bytes.push(b'\n');
-        if !self.closed[1] {
-            let _ = write_all_fd(2, &bytes);
-        }
+        self.write(Stream::Stderr, &bytes);
     }
 
     /// Draws the status line (live mode only), at most 10 times a second unless
     /// `force`.
     pub fn status(&mut self, text: &str, force: bool) {
-        if !self.live || !self.at_line_start || self.closed[1] {
+        if !self.live || !self.at_line_start || self.stderr_closed {
             return;
         }
         let now = Instant::now();
@@ -122,14 +155,15 @@ impl Console {
         self.last_draw = Some(now);
         let width = terminal_width().saturating_sub(1).max(20);
         let shown: String = text.chars().take(width).collect();
-        let _ = write_all_fd(2, format!("\r\x1b[K{shown}").as_bytes());
-        self.status_shown = true;
+        if self.write(Stream::Stderr, format!("\r\x1b[K{shown}").as_bytes()) == Written::Done {
+            self.status_shown = true;
+        }
     }
 
     /// Removes the status line, leaving the cursor at the start of an empty line.
     pub fn erase_status(&mut self) {
         if self.status_shown {
-            let _ = write_all_fd(2, b"\r\x1b[K");
+            self.write(Stream::Stderr, b"\r\x1b[K");
             self.status_shown = false;
         }
     }
@@ -144,33 +178,6 @@ fn terminal_width() -> usize {
         }
     }
     100
-}
-
-/// `write(2)` until done; waits when the descriptor is non-blocking and full.
-pub fn write_all_fd(fd: i32, mut bytes: &[u8]) -> io::Result<()> {
-    while !bytes.is_empty() {
-        // SAFETY: writing from a valid slice.
-        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if n >= 0 {
-            bytes = &bytes[n as usize..];
-            continue;
-        }
-        let e = io::Error::last_os_error();
-        match e.kind() {
-            ErrorKind::Interrupted => {}
-            ErrorKind::WouldBlock => {
-                let mut p = libc::pollfd {
-                    fd,
-                    events: libc::POLLOUT,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd.
-                unsafe { libc::poll(&mut p, 1, 1000) };
-            }
-            _ => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// The units of one run so far, for the status and summary lines.

@@ -1,5 +1,7 @@
 //! `--format csv`: one row per stratum, for spreadsheets and scripts.
 
+use std::io;
+
 use super::{ExportContext, Exporter};
 use crate::budget::Budget;
 
@@ -22,31 +24,47 @@ const HEADER: [&str; 13] = [
 ];
 
 impl Exporter for CsvExporter {
-    fn render(&self, budget: &Budget, _context: &ExportContext) -> String {
+    fn export(
+        &self,
+        budget: &Budget,
+        _context: &ExportContext,
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
         let mut writer = csv::WriterBuilder::new()
             .terminator(csv::Terminator::Any(b'\n'))
-            .from_writer(Vec::new());
-        let _ = writer.write_record(HEADER);
+            .from_writer(out);
+        writer.write_record(HEADER).map_err(into_io)?;
         for s in &budget.strata {
-            let _ = writer.write_record([
-                s.stratum.clone(),
-                s.units.to_string(),
-                s.tasks.to_string(),
-                format!("{:.3}", s.projection.predicted_s),
-                format!("{:.3}", s.projection.floor_s),
-                format!("{:.3}", s.projection.upper_s),
-                budget.confidence.to_string(),
-                s.time(),
-                s.decision.time_s().to_string(),
-                s.decision.partition.clone().unwrap_or_default(),
-                s.decision.status.as_str().to_string(),
-                budget.provenance.is_estimate().to_string(),
-                s.notes.join(" | "),
-            ]);
+            writer
+                .write_record([
+                    s.stratum.clone(),
+                    s.units.to_string(),
+                    s.tasks.to_string(),
+                    format!("{:.3}", s.projection.predicted_s),
+                    format!("{:.3}", s.projection.floor_s),
+                    format!("{:.3}", s.projection.upper_s),
+                    budget.confidence.to_string(),
+                    s.time(),
+                    s.decision.time_s().to_string(),
+                    s.decision.partition.clone().unwrap_or_default(),
+                    s.decision.status.as_str().to_string(),
+                    budget.provenance.is_estimate().to_string(),
+                    s.notes.join(" | "),
+                ])
+                .map_err(into_io)?;
         }
-        writer
-            .into_inner()
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-            .unwrap_or_default()
+        writer.flush()
+    }
+}
+
+/// The write error inside a csv error, kind and all (csv's own conversion
+/// makes every error `Other`, which would hide a closed stdout).
+fn into_io(error: csv::Error) -> io::Error {
+    if !error.is_io_error() {
+        return io::Error::other(error);
+    }
+    match error.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        kind => io::Error::other(format!("{kind:?}")),
     }
 }

@@ -2,6 +2,8 @@
 //! stratum `stratum`, `units`, `predicted_s`, `floor_s`, `upper_s`, `time`,
 //! `time_s`, `partition`, `status`, `notes`), plus calib's own fields.
 
+use std::io;
+
 use serde_json::{json, Value};
 
 use super::{ExportContext, Exporter};
@@ -11,7 +13,12 @@ use crate::budget::Budget;
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
-    fn render(&self, budget: &Budget, context: &ExportContext) -> String {
+    fn export(
+        &self,
+        budget: &Budget,
+        context: &ExportContext,
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
         let strata: Vec<Value> = budget
             .strata
             .iter()
@@ -64,9 +71,8 @@ impl Exporter for JsonExporter {
                 "buckets": summary.buckets.iter().map(|b| json!({"bucket": b.bucket, "strata": b.strata, "tasks": b.tasks})).collect::<Vec<_>>(),
             },
         });
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        text.push('\n');
-        text
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        out.write_all(b"\n")
     }
 }
 

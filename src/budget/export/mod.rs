@@ -29,9 +29,15 @@ pub struct ExportContext {
     pub name_partition: bool,
 }
 
-/// One output format.
+/// One output format. Writes go straight to `out` and their errors come back
+/// to the caller: never dropped, so that a closed or full stdout is seen.
 pub trait Exporter {
-    fn render(&self, budget: &Budget, context: &ExportContext) -> String;
+    fn export(
+        &self,
+        budget: &Budget,
+        context: &ExportContext,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()>;
 }
 
 /// The formats `--format` accepts.

@@ -79,7 +79,12 @@ fn record(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> String
 }
 
 impl Exporter for SbatchExporter {
-    fn render(&self, budget: &Budget, context: &ExportContext) -> String {
+    fn export(
+        &self,
+        budget: &Budget,
+        context: &ExportContext,
+        sink: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
         let mut out = format!(
             "# calib {} budget, {}: one array per stratum, each with its own --time.\n# partitions: {}\n",
             crate::VERSION,
@@ -153,6 +158,6 @@ impl Exporter for SbatchExporter {
                 out.push_str(&lines);
             }
         }
-        out
+        sink.write_all(out.as_bytes())
     }
 }

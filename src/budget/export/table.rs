@@ -1,36 +1,15 @@
 //! `--format table`: for people. One line per stratum, then its notes, then the
 //! campaign summary.
 
-use std::fmt::Write;
+use std::io;
 
 use super::{ExportContext, Exporter};
 use crate::budget::summary::summarize;
 use crate::budget::{Budget, Status, StratumBudget};
+use crate::output::table::Table;
 use crate::slurm::time::{format_minutes, human_duration};
 
 pub struct TableExporter;
-
-fn pad_table(rows: &[Vec<String>]) -> String {
-    let columns = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, v)| format!("{v:<width$}", width = widths[i]))
-            .collect();
-        let _ = writeln!(out, "{}", line.join("  ").trim_end());
-    }
-    out
-}
 
 /// The `--time` column: for an over-cap stratum, the segments it needs rather
 /// than an unsubmittable single time.
@@ -45,8 +24,13 @@ fn time_cell(s: &StratumBudget) -> String {
 }
 
 impl Exporter for TableExporter {
-    fn render(&self, budget: &Budget, _context: &ExportContext) -> String {
-        let mut rows = vec![vec![
+    fn export(
+        &self,
+        budget: &Budget,
+        _context: &ExportContext,
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        let mut table = Table::new(vec![
             "stratum".to_string(),
             "units".into(),
             "tasks".into(),
@@ -56,9 +40,9 @@ impl Exporter for TableExporter {
             "--time".into(),
             "partition".into(),
             "status".into(),
-        ]];
+        ]);
         for s in &budget.strata {
-            rows.push(vec![
+            table.push(vec![
                 s.stratum.clone(),
                 s.units.to_string(),
                 s.tasks.to_string(),
@@ -70,18 +54,20 @@ impl Exporter for TableExporter {
                 s.decision.status.as_str().to_string(),
             ]);
         }
-        let mut out = String::new();
         if budget.provenance.is_estimate() {
-            out.push_str("ESTIMATE (measured on another machine; not a calibration)\n");
+            writeln!(
+                out,
+                "ESTIMATE (measured on another machine; not a calibration)"
+            )?;
         }
-        out.push_str(&pad_table(&rows));
+        write!(out, "{table}")?;
         for s in &budget.strata {
             for note in &s.notes {
-                let _ = writeln!(out, "  {}: {note}", s.stratum);
+                writeln!(out, "  {}: {note}", s.stratum)?;
             }
         }
         let summary = summarize(budget);
-        let _ = writeln!(out, "\npartitions: {}", budget.partitions);
+        writeln!(out, "\npartitions: {}", budget.partitions)?;
         let buckets: Vec<String> = summary
             .buckets
             .iter()
@@ -96,25 +82,25 @@ impl Exporter for TableExporter {
                 )
             })
             .collect();
-        let _ = writeln!(out, "buckets: {}", buckets.join("; "));
+        writeln!(out, "buckets: {}", buckets.join("; "))?;
         if let Some((stratum, time_s)) = &summary.longest {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "longest task: {} ({stratum})",
                 format_minutes(time_s / 60)
-            );
+            )?;
         }
-        let _ = writeln!(
+        writeln!(
             out,
             "task-hours: {:.1} requested for {:.1} predicted ({} task{})",
             summary.requested_hours,
             summary.predicted_hours,
             summary.tasks,
             if summary.tasks == 1 { "" } else { "s" }
-        );
+        )?;
         for note in &budget.notes {
-            let _ = writeln!(out, "note: {note}");
+            writeln!(out, "note: {note}")?;
         }
-        out
+        Ok(())
     }
 }

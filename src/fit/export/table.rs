@@ -1,0 +1,80 @@
+//! `--format table`: one line per stratum, for people (reporting only: no
+//! statistics here).
+
+use std::io;
+
+use super::Exporter;
+use crate::fit::FitReport;
+use crate::output::table::{Align, Table};
+
+pub struct TableExporter;
+
+impl Exporter for TableExporter {
+    fn export(&self, report: &FitReport, out: &mut dyn io::Write) -> io::Result<()> {
+        write!(out, "{}", table(report))
+    }
+}
+
+fn secs(s: f64) -> String {
+    if s >= 3600.0 {
+        format!("{:.2} h", s / 3600.0)
+    } else if s >= 60.0 {
+        format!("{:.1} min", s / 60.0)
+    } else if s >= 1.0 {
+        format!("{s:.2} s")
+    } else {
+        format!("{:.1} ms", s * 1000.0)
+    }
+}
+
+/// The table: one line per stratum, text columns to the left, numbers to the
+/// right.
+fn table(report: &FitReport) -> Table {
+    let units = report.options.units;
+    let conf = report.options.confidence;
+    let mut header = vec![
+        "stratum".to_string(),
+        "runs".into(),
+        "units".into(),
+        "per-unit first -> last".into(),
+        "trend".into(),
+        "model (runner-up)".into(),
+    ];
+    if let Some(n) = units {
+        header.push(format!("mean under x (N={n})"));
+        header.push(format!("predicted N={n}"));
+        header.push("floor".into());
+        header.push(format!("upper {:.0}%", conf * 100.0));
+    } else {
+        header.push("mean under x (N=probe)".into());
+    }
+    let mut table = Table::new(header)
+        .aligned(|column| match column {
+            0 | 3 | 5 => Align::Left,
+            _ => Align::Right,
+        })
+        .with_rule();
+    for (k, (m, r)) in report.model.strata.iter().zip(&report.strata).enumerate() {
+        let mut row = vec![
+            r.stratum.clone(),
+            m.runs.to_string(),
+            m.units_probed.to_string(),
+            format!("{} -> {}", secs(r.first_cost_s), secs(r.last_cost_s)),
+            format!("{:+.0}%", r.trend_pct),
+            match m.curve.runner_up {
+                Some(f) => format!("{} ({f})", m.model),
+                None => m.model.clone(),
+            },
+        ];
+        let n = units.unwrap_or(m.curve.horizon);
+        row.push(format!("{:.2}", report.mean_underestimate(k, n)));
+        if let Some(n) = units {
+            let p = m.project(n, conf);
+            row.push(secs(p.predicted_s));
+            row.push(secs(p.floor_s));
+            row.push(secs(p.upper_s));
+        }
+        table.push(row);
+    }
+    table
+}

@@ -1,0 +1,169 @@
+//! The one path by which calib writes to its standard output and standard error.
+//!
+//! Nothing else in the crate touches file descriptors 1 and 2: the crate roots
+//! deny `print!`/`eprintln!` (clippy's `print_stdout`, `print_stderr`) and
+//! `clippy.toml` disallows `std::io::stdout`/`std::io::stderr` everywhere but
+//! here, so CI's clippy catches a stray write.
+//!
+//! The rules, as ripgrep has them:
+//! - **stdout** carries a command's result, written by one of the command's
+//!   exporters through [`write_result`]. A reader that goes away early
+//!   (`calib budget ... | head -1`) is not a failure: it has what it wanted.
+//!   Rust ignores SIGPIPE, so the write fails with EPIPE instead of killing
+//!   the process; the error travels up like any other, and `main` recognises
+//!   it with [`is_closed_stdout`] and ends quietly with status 0. Any other
+//!   failed write (a full disk behind `>`) is an [`Error::Io`]: status 1.
+//! - **stderr** carries warnings, notes and the final error ([`warn`],
+//!   [`note`], [`error`]). A write to it that fails is dropped: there is
+//!   nowhere left to report it, and a lost warning must neither stop nor
+//!   panic the command (`calib fit ... 2>&1 | head -1`).
+//! - **Pass-through** of a probed command's output ([`write_raw`]) goes to the
+//!   descriptor with plain `write(2)`, unbuffered, and returns the error for
+//!   the caller (probe's console) to decide: probe goes on recording units
+//!   whatever becomes of its echo.
+
+#![allow(clippy::disallowed_methods)]
+
+pub mod table;
+
+use std::fmt::Display;
+use std::io::{self, ErrorKind, IsTerminal, Write};
+
+use crate::error::{Error, Result};
+
+/// The context of the error that a write to a closed stdout becomes; only
+/// [`is_closed_stdout`] looks at it.
+const STDOUT_CLOSED: &str = "standard output is closed";
+
+/// The formats of a report that exists in two forms: for people and for
+/// programs (`calib fit --format`, `calib audit --format`). `calib budget`
+/// has more, see `budget::export::Format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    // No doc comments on the variants: clap would list them in `--help`, where
+    // each command already says what its formats hold.
+    Table,
+    Json,
+}
+
+/// One of calib's two output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    fn fd(self) -> i32 {
+        match self {
+            Stream::Stdout => libc::STDOUT_FILENO,
+            Stream::Stderr => libc::STDERR_FILENO,
+        }
+    }
+
+    /// Whether the stream is a terminal (probe's live status line).
+    pub fn is_terminal(self) -> bool {
+        match self {
+            Stream::Stdout => io::stdout().is_terminal(),
+            Stream::Stderr => io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// Writes a command's result to stdout: `export` writes into a buffer in
+/// front of stdout, which is flushed before this returns. A closed stdout
+/// comes back as an error that [`is_closed_stdout`] recognises.
+pub fn write_result(export: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    export(&mut out).and_then(|()| out.flush()).map_err(|e| {
+        if e.kind() == ErrorKind::BrokenPipe {
+            Error::io(STDOUT_CLOSED, e)
+        } else {
+            Error::io("cannot write to standard output", e)
+        }
+    })
+}
+
+/// True for the error a write to a closed stdout ends in: the program should
+/// end quietly and successfully.
+pub fn is_closed_stdout(error: &Error) -> bool {
+    matches!(error, Error::Io { context, source }
+        if context == STDOUT_CLOSED && source.kind() == ErrorKind::BrokenPipe)
+}
+
+/// `calib: warning: <message>` on stderr.
+pub fn warn(message: impl Display) {
+    to_stderr(&format!("calib: warning: {message}\n"));
+}
+
+/// `calib: <message>` on stderr: what calib did besides its result (`wrote 4
+/// rows to ...`), or why its exit status is not 0.
+pub fn note(message: impl Display) {
+    to_stderr(&format!("calib: {message}\n"));
+}
+
+/// `calib: error: <error>` on stderr: the message of a failed command.
+pub fn error(error: &Error) {
+    to_stderr(&format!("calib: error: {error}\n"));
+}
+
+/// One line in one write, so that lines of concurrent writers do not mix; a
+/// failure is dropped (see the module's rules).
+fn to_stderr(line: &str) {
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// `write(2)` of all of `bytes` to `stream`, unbuffered: probe's pass-through
+/// and console. Waits when the descriptor is non-blocking and full (a
+/// terminal or pipe the probed command left in that mode); retries when
+/// interrupted by a signal. Other errors, EPIPE among them, are returned.
+pub fn write_raw(stream: Stream, mut bytes: &[u8]) -> io::Result<()> {
+    let fd = stream.fd();
+    while !bytes.is_empty() {
+        // SAFETY: writes from a valid slice to a descriptor calib owns for its
+        // lifetime; a closed descriptor gives EBADF, not undefined behaviour.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n >= 0 {
+            bytes = &bytes[n as usize..];
+            continue;
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            ErrorKind::Interrupted => {}
+            ErrorKind::WouldBlock => {
+                let mut p = libc::pollfd {
+                    fd,
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd.
+                unsafe { libc::poll(&mut p, 1, 1000) };
+            }
+            _ => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_broken_pipe_on_stdout_counts_as_a_closed_stdout() {
+        let closed = Error::io(STDOUT_CLOSED, io::Error::from(ErrorKind::BrokenPipe));
+        assert!(is_closed_stdout(&closed));
+        let full = Error::io(
+            "cannot write to standard output",
+            io::Error::from(ErrorKind::StorageFull),
+        );
+        assert!(!is_closed_stdout(&full));
+        // A broken pipe elsewhere (a command calib feeds) is a real failure.
+        let elsewhere = Error::io(
+            "cannot write to sacct",
+            io::Error::from(ErrorKind::BrokenPipe),
+        );
+        assert!(!is_closed_stdout(&elsewhere));
+    }
+}
