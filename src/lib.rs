@@ -5,6 +5,7 @@
 //! `budget` decides, `audit` checks afterwards.
 
 pub mod audit;
+pub mod backtest;
 pub mod budget;
 pub mod cli;
 pub mod commands;
@@ -13,6 +14,7 @@ pub mod fit;
 pub mod model;
 pub mod probe;
 pub mod slurm;
+pub mod stats;
 pub mod stratum;
 pub mod synth;
 pub mod timings;
