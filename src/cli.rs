@@ -45,6 +45,8 @@ pub enum Command {
     Budget(Box<commands::budget::BudgetArgs>),
     /// Read sacct afterwards: what each task really used of its budget.
     Audit(Box<commands::audit::AuditArgs>),
+    /// Hold out whole runs and check how the budget from shorter probes covers them.
+    Backtest(Box<commands::backtest::BacktestArgs>),
 }
 
 // The arguments are boxed: they differ a lot in size, and clippy would rather
@@ -57,5 +59,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Fit(args) => commands::fit::run(&args),
         Command::Budget(args) => commands::budget::run(&args),
         Command::Audit(args) => commands::audit::run(&args),
+        Command::Backtest(args) => commands::backtest::run(&args),
     }
 }

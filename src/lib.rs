@@ -10,6 +10,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod audit;
+pub mod backtest;
 pub mod budget;
 pub mod cli;
 pub mod commands;
@@ -19,6 +20,7 @@ pub mod model;
 pub mod output;
 pub mod probe;
 pub mod slurm;
+pub mod stats;
 pub mod stratum;
 pub mod synth;
 pub mod timings;

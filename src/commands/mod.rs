@@ -2,6 +2,7 @@
 //! function that drives the library for it.
 
 pub mod audit;
+pub mod backtest;
 pub mod budget;
 pub mod fit;
 pub mod input;

@@ -1,0 +1,518 @@
+//! `calib backtest`: how well would calib's budget have covered runs it did not see?
+//!
+//! Input: timings of a stratum that hold **full-length runs** (runs that ended by
+//! themselves, `end = exit:0`; without end rows, the runs that reached the
+//! stratum's largest unit count) and, optionally, short probe runs (stopped by
+//! `--units`, `end = limit`).
+//!
+//! Method (the hold-out discipline of predictive validation; see Lei et al.,
+//! "Distribution-Free Predictive Inference for Regression", JASA 2018, for why
+//! whole exchangeable cases, here whole runs, must be held out):
+//!
+//! - Each full run in turn is **held out**. Its length N and its total time (the
+//!   end row's time when recorded: what a walltime must cover, teardown included)
+//!   are the truth.
+//! - A **probe design** says what a user would have measured: the first K units
+//!   of each probe run (`--probe-units K`), or a fraction of N
+//!   (`--probe-fraction F`), from `--seeds S` runs; optionally one of them run
+//!   to a larger fraction of N (`--long-run F`). The probe runs are taken from
+//!   the other runs of the stratum (never the held-out one), cut to that length,
+//!   in a fixed rotation so that results are reproducible. With
+//!   `--probe-units recorded`, the stratum's recorded probe runs are used as they
+//!   are and every full run is held out against them.
+//! - calib fits the probe runs exactly as `calib fit` would and projects a run of
+//!   N units; the held-out run is **covered** when its total time is at most the
+//!   upper bound at the stated confidence. The bound is scored in seconds, before
+//!   rounding to Slurm's whole minutes, so short test runs are scored as sharply
+//!   as long real ones.
+//! - **Headroom** is the bound over the held-out run's time (1.0 = exact; below
+//!   1.0 the run would have been killed). Coverage alone rewards absurd budgets;
+//!   headroom shows the price.
+//! - **Baselines** on the same probe runs: the plain mean rate x N, that x 1.5,
+//!   and the rate of the probe's last quarter x N (each with the mean startup).
+//!
+//! Across strata the report sets the observed coverage beside the stated
+//! confidence: a method that holds covers at least that share of held-out runs.
+
+pub mod render;
+
+use crate::error::{Error, Origin, Result};
+use crate::fit::{fit_timings, FitOptions};
+use crate::stats::median;
+use crate::timings::{RunEnd, RunTimings, Timings};
+
+/// How long each probe run is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ProbeLength {
+    /// The first K units of each run.
+    Units(u64),
+    /// The first ceil(F x N) units, N the held-out run's length.
+    Fraction(f64),
+    /// The recorded probe runs as they are (every full run held out).
+    Recorded,
+}
+
+/// What a user would have measured before budgeting.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeDesign {
+    pub length: ProbeLength,
+    /// How many probe runs (seeds).
+    pub seeds: usize,
+    /// One of the probe runs taken to this fraction of N instead.
+    pub long_run: Option<f64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct BacktestOptions {
+    pub design: ProbeDesign,
+    pub confidence: f64,
+    pub fit: FitOptions,
+}
+
+/// The baselines computed on the same probe runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Baseline {
+    /// Plain mean per-unit cost of the probe x N.
+    MeanRate,
+    /// The same x 1.5: a common rule of thumb.
+    MeanRateX15,
+    /// The per-unit cost of the probe's last quarter x N, plus startup.
+    LastRate,
+}
+
+impl Baseline {
+    pub const ALL: [Baseline; 3] = [
+        Baseline::MeanRate,
+        Baseline::MeanRateX15,
+        Baseline::LastRate,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Baseline::MeanRate => "mean rate x N",
+            Baseline::MeanRateX15 => "mean rate x N x 1.5",
+            Baseline::LastRate => "last-quarter rate x N",
+        }
+    }
+}
+
+/// One held-out run scored against one budget.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Trial {
+    pub stratum: String,
+    pub held_out: String,
+    /// The held-out run's length, in units.
+    pub units: u64,
+    /// Its total time, seconds.
+    pub actual_s: f64,
+    /// The probe runs the budget came from, and the units each contributed.
+    pub probe_runs: Vec<(String, u64)>,
+    pub predicted_s: f64,
+    pub floor_s: f64,
+    pub upper_s: f64,
+    /// upper_s / actual_s.
+    pub headroom: f64,
+    pub covered: bool,
+    /// Baseline budgets, in [`Baseline::ALL`]'s order.
+    pub baselines_s: Vec<f64>,
+}
+
+/// Why a stratum could not be backtested under the design.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    pub stratum: String,
+    pub reason: String,
+}
+
+/// One stratum's trials and their summary.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StratumBacktest {
+    pub stratum: String,
+    pub trials: Vec<Trial>,
+    pub covered: usize,
+    pub median_headroom: f64,
+    /// The smallest headroom: below 1, the worst miss.
+    pub worst_headroom: f64,
+    /// The largest headroom: the most wasteful budget.
+    pub largest_headroom: f64,
+    pub baselines: Vec<BaselineSummary>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BaselineSummary {
+    pub baseline: Baseline,
+    pub covered: usize,
+    pub median_headroom: f64,
+}
+
+/// The whole backtest.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Backtest {
+    pub confidence: f64,
+    pub design: String,
+    pub strata: Vec<StratumBacktest>,
+    pub skipped: Vec<Skipped>,
+    pub trials: usize,
+    pub covered: usize,
+    /// covered / trials, to set beside `confidence`.
+    pub observed_coverage: f64,
+    /// Median over strata of each stratum's median headroom.
+    pub median_headroom: f64,
+    pub strata_all_covered: usize,
+    pub baselines: Vec<BaselineSummary>,
+}
+
+/// A run's length and the time a walltime must cover.
+fn run_total(run: &RunTimings) -> Option<(u64, f64)> {
+    let &(units, last) = run.points.last()?;
+    let end_s = match &run.end {
+        Some((RunEnd::Exit(_), _, t)) => t.max(last),
+        _ => last,
+    };
+    Some((units, end_s))
+}
+
+/// The full-length runs of a stratum: those that exited by themselves with
+/// status 0, or, when no run has an end row, those that reached the largest
+/// unit count.
+fn full_runs<'a>(runs: &[&'a RunTimings]) -> Vec<&'a RunTimings> {
+    let any_end = runs.iter().any(|r| r.end.is_some());
+    if any_end {
+        return runs
+            .iter()
+            .filter(|r| matches!(r.end, Some((RunEnd::Exit(0), _, _))) && !r.points.is_empty())
+            .copied()
+            .collect();
+    }
+    let longest = runs
+        .iter()
+        .filter_map(|r| r.points.last().map(|p| p.0))
+        .max()
+        .unwrap_or(0);
+    runs.iter()
+        .filter(|r| r.points.last().map(|p| p.0) == Some(longest))
+        .copied()
+        .collect()
+}
+
+/// The first `units` units of a run, ended as a probe stopped by `--units` ends.
+fn cut(run: &RunTimings, units: u64) -> RunTimings {
+    let points: Vec<(u64, f64)> = run
+        .points
+        .iter()
+        .copied()
+        .take_while(|p| p.0 <= units)
+        .collect();
+    let end = points.last().map(|&(u, t)| (RunEnd::Limit, u, t));
+    RunTimings {
+        points,
+        end,
+        ..run.clone()
+    }
+}
+
+fn units_of(run: &RunTimings) -> u64 {
+    run.points.last().map(|p| p.0).unwrap_or(0)
+}
+
+/// Probe units for a held-out run of `n` units.
+fn probe_units(length: ProbeLength, n: u64) -> Option<u64> {
+    match length {
+        ProbeLength::Units(k) => Some(k),
+        ProbeLength::Fraction(f) => Some(((f * n as f64).ceil() as u64).max(1)),
+        ProbeLength::Recorded => None,
+    }
+}
+
+/// Picks the probe runs for one held-out run, in a fixed rotation: the
+/// candidates after the held-out one in run order, wrapping around.
+fn pick_probes(
+    candidates: &[&RunTimings],
+    held_out: usize,
+    n: u64,
+    design: &ProbeDesign,
+) -> std::result::Result<Vec<RunTimings>, String> {
+    let k = probe_units(design.length, n).expect("cut designs only");
+    let count = candidates.len();
+    let rotation = (1..count).map(|step| candidates[(held_out + step) % count]);
+    let mut chosen = Vec::with_capacity(design.seeds);
+    let mut long_taken = design.long_run.is_none();
+    let long_units = design
+        .long_run
+        .map(|f| ((f * n as f64).ceil() as u64).max(1));
+    for run in rotation {
+        if chosen.len() == design.seeds {
+            break;
+        }
+        if !long_taken {
+            let lu = long_units.unwrap();
+            if units_of(run) >= lu {
+                chosen.push(cut(run, lu));
+                long_taken = true;
+                continue;
+            }
+        }
+        if units_of(run) >= k && (long_taken || chosen.len() + 1 < design.seeds) {
+            chosen.push(cut(run, k));
+        }
+    }
+    if !long_taken {
+        return Err(format!(
+            "no other run reaches {} units for the long run",
+            long_units.unwrap()
+        ));
+    }
+    if chosen.len() < design.seeds {
+        return Err(format!(
+            "{} other run(s) reach {k} units; the design needs {}",
+            chosen.len(),
+            design.seeds
+        ));
+    }
+    Ok(chosen)
+}
+
+/// Budgets from `probes` and scores the budget against each held-out run.
+fn score(
+    stratum: &str,
+    probes: Vec<RunTimings>,
+    held_out: &[&RunTimings],
+    options: &BacktestOptions,
+) -> Result<Vec<Trial>> {
+    let probe_runs: Vec<(String, u64)> = probes
+        .iter()
+        .map(|r| (r.run.clone(), units_of(r)))
+        .collect();
+    let baselines = BaselineRates::of(&probes);
+    let timings = Timings {
+        runs: probes,
+        warnings: Vec::new(),
+    };
+    let report = fit_timings(&timings, &options.fit)?;
+    let model = &report.model.strata[0];
+    let mut trials = Vec::with_capacity(held_out.len());
+    for run in held_out {
+        let (n, actual_s) = run_total(run).expect("held-out runs have points");
+        let projection = model.project(n, options.confidence);
+        trials.push(Trial {
+            stratum: stratum.to_string(),
+            held_out: run.run.clone(),
+            units: n,
+            actual_s,
+            probe_runs: probe_runs.clone(),
+            predicted_s: projection.predicted_s,
+            floor_s: projection.floor_s,
+            upper_s: projection.upper_s,
+            headroom: projection.upper_s / actual_s,
+            covered: projection.upper_s >= actual_s,
+            baselines_s: Baseline::ALL
+                .iter()
+                .map(|&b| baselines.budget(b, n))
+                .collect(),
+        });
+    }
+    Ok(trials)
+}
+
+/// The probe's plain rates, for the baselines.
+struct BaselineRates {
+    startup_s: f64,
+    mean_rate_s: f64,
+    last_rate_s: f64,
+}
+
+impl BaselineRates {
+    fn of(probes: &[RunTimings]) -> BaselineRates {
+        let (mut elapsed, mut units) = (0.0, 0.0);
+        let (mut startup, mut last_rates) = (Vec::new(), Vec::new());
+        for run in probes {
+            let Some(&(u, t)) = run.points.last() else {
+                continue;
+            };
+            elapsed += t;
+            units += u as f64;
+            // Startup: the first interval's excess over the next interval's rate.
+            if run.points.len() >= 2 {
+                let (u1, t1) = run.points[0];
+                let (u2, t2) = run.points[1];
+                let rate = (t2 - t1) / (u2 - u1) as f64;
+                startup.push((t1 - rate * u1 as f64).max(0.0));
+            }
+            // Last quarter of the units (at least the last interval).
+            let from_unit = u - (u / 4).max(1);
+            if let Some(&(ua, ta)) = run.points.iter().rev().find(|p| p.0 <= from_unit) {
+                last_rates.push((t - ta) / (u - ua) as f64);
+            } else {
+                last_rates.push(t / u as f64);
+            }
+        }
+        BaselineRates {
+            startup_s: median(&startup).unwrap_or(0.0),
+            mean_rate_s: elapsed / units.max(1.0),
+            last_rate_s: median(&last_rates).unwrap_or(elapsed / units.max(1.0)),
+        }
+    }
+
+    fn budget(&self, baseline: Baseline, n: u64) -> f64 {
+        let n = n as f64;
+        match baseline {
+            Baseline::MeanRate => self.mean_rate_s * n,
+            Baseline::MeanRateX15 => 1.5 * self.mean_rate_s * n,
+            Baseline::LastRate => self.startup_s + self.last_rate_s * n,
+        }
+    }
+}
+
+fn summarize(stratum: &str, trials: Vec<Trial>) -> StratumBacktest {
+    let headrooms: Vec<f64> = trials.iter().map(|t| t.headroom).collect();
+    let baselines = summarize_baselines(&trials);
+    StratumBacktest {
+        stratum: stratum.to_string(),
+        covered: trials.iter().filter(|t| t.covered).count(),
+        median_headroom: median(&headrooms).unwrap_or(f64::NAN),
+        worst_headroom: headrooms.iter().copied().fold(f64::INFINITY, f64::min),
+        largest_headroom: headrooms.iter().copied().fold(0.0, f64::max),
+        trials,
+        baselines,
+    }
+}
+
+fn summarize_baselines(trials: &[Trial]) -> Vec<BaselineSummary> {
+    Baseline::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &baseline)| {
+            let ratios: Vec<f64> = trials
+                .iter()
+                .map(|t| t.baselines_s[i] / t.actual_s)
+                .collect();
+            BaselineSummary {
+                baseline,
+                covered: ratios.iter().filter(|&&r| r >= 1.0).count(),
+                median_headroom: median(&ratios).unwrap_or(f64::NAN),
+            }
+        })
+        .collect()
+}
+
+/// Backtests every stratum of `timings` under `options.design`.
+pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest> {
+    let design = &options.design;
+    if design.seeds == 0 {
+        return Err(Error::input(
+            Origin::Argument("--seeds".into()),
+            None,
+            "expected at least 1 probe run",
+        ));
+    }
+    let mut groups: std::collections::BTreeMap<String, Vec<&RunTimings>> = Default::default();
+    for run in &timings.runs {
+        groups.entry(run.stratum.canonical()).or_default().push(run);
+    }
+    let mut strata = Vec::new();
+    let mut skipped = Vec::new();
+    for (stratum, mut runs) in groups {
+        runs.sort_by(|a, b| a.run.cmp(&b.run));
+        let full = full_runs(&runs);
+        if full.is_empty() {
+            skipped.push(Skipped {
+                stratum,
+                reason: "no full-length run to hold out (no run ended by itself with exit 0)"
+                    .into(),
+            });
+            continue;
+        }
+        let trials = match design.length {
+            ProbeLength::Recorded => {
+                let probes: Vec<RunTimings> = runs
+                    .iter()
+                    .filter(|r| !full.iter().any(|f| f.run == r.run) && !r.points.is_empty())
+                    .take(design.seeds)
+                    .map(|r| (*r).clone())
+                    .collect();
+                if probes.is_empty() {
+                    skipped.push(Skipped {
+                        stratum,
+                        reason: "no recorded probe run (a run stopped by --units)".into(),
+                    });
+                    continue;
+                }
+                score(&stratum, probes, &full, options)?
+            }
+            _ => {
+                let mut trials = Vec::new();
+                let mut reason = None;
+                for (i, held) in runs.iter().enumerate() {
+                    if !full.iter().any(|f| f.run == held.run) {
+                        continue;
+                    }
+                    let n = units_of(held);
+                    match pick_probes(&runs, i, n, design) {
+                        Ok(probes) => trials.extend(score(&stratum, probes, &[held], options)?),
+                        Err(why) => reason = Some(why),
+                    }
+                }
+                if trials.is_empty() {
+                    skipped.push(Skipped {
+                        stratum,
+                        reason: reason.unwrap_or_else(|| "no trial possible".into()),
+                    });
+                    continue;
+                }
+                trials
+            }
+        };
+        strata.push(summarize(&stratum, trials));
+    }
+    if strata.is_empty() {
+        let why = skipped
+            .iter()
+            .map(|s| format!("{}: {}", display_stratum(&s.stratum), s.reason))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(Error::Refused(format!(
+            "no stratum could be backtested under this design ({why}); a backtest needs full-length runs to hold out and other runs long enough for the probe design"
+        )));
+    }
+    let all: Vec<Trial> = strata.iter().flat_map(|s| s.trials.clone()).collect();
+    let covered = all.iter().filter(|t| t.covered).count();
+    let medians: Vec<f64> = strata.iter().map(|s| s.median_headroom).collect();
+    Ok(Backtest {
+        confidence: options.confidence,
+        design: describe(design),
+        trials: all.len(),
+        covered,
+        observed_coverage: covered as f64 / all.len() as f64,
+        median_headroom: median(&medians).unwrap_or(f64::NAN),
+        strata_all_covered: strata
+            .iter()
+            .filter(|s| s.covered == s.trials.len())
+            .count(),
+        baselines: summarize_baselines(&all),
+        strata,
+        skipped,
+    })
+}
+
+pub fn display_stratum(stratum: &str) -> &str {
+    if stratum.is_empty() {
+        "(all)"
+    } else {
+        stratum
+    }
+}
+
+/// The design in words, for the report.
+pub fn describe(design: &ProbeDesign) -> String {
+    let length = match design.length {
+        ProbeLength::Units(k) => format!("first {k} units"),
+        ProbeLength::Fraction(f) => format!("first {:.0}% of N", f * 100.0),
+        ProbeLength::Recorded => "recorded probe runs".to_string(),
+    };
+    let mut text = format!("{length} of {} run(s)", design.seeds);
+    if let Some(f) = design.long_run {
+        text.push_str(&format!(", one of them to {:.0}% of N", f * 100.0));
+    }
+    text
+}

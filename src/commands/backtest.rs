@@ -1,0 +1,143 @@
+//! `calib backtest`: hold out whole runs, budget from the rest cut to a probe
+//! design, and report how often and by how much the budget covered them. The
+//! method lives in `crate::backtest`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::backtest::{self, BacktestOptions, ProbeDesign, ProbeLength};
+use crate::error::{Error, Result};
+use crate::fit::FitOptions;
+use crate::timings::{read_timings, IngestOptions};
+
+const AFTER_HELP: &str = "\
+It answers \"how short may my probe be?\" on your own data: record a few runs to their \
+full length (plus, if you like, probes stopped by --units), then try probe designs.
+
+Examples:
+  calib backtest timings/ --probe-units 10 --seeds 3
+  calib backtest timings/ --probe-fraction 0.1 --seeds 2 --long-run 0.3
+  calib backtest timings/ --probe-units recorded --format csv > trials.csv
+
+A run is full-length when it ended by itself with status 0 (its `end` row is exit:0); \
+without end rows, when it reached the stratum's largest unit count. Each full run is \
+held out in turn; the probe runs come from the other runs of its stratum, cut to the \
+design's length. The budget is the upper bound at --confidence, scored in seconds \
+before rounding to Slurm's minutes. Headroom = budget / the held-out run's time; \
+below 1.00x the run would have been killed.";
+
+/// Arguments of `calib backtest`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct BacktestArgs {
+    /// Timings files or folders (every *.csv inside) holding full-length runs.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Probe length: the first K units of each probe run, or `recorded` for the
+    /// probe runs as they were recorded (runs stopped by `calib probe --units`).
+    /// Example: `--probe-units 10`.
+    #[arg(long, value_name = "K|recorded", value_parser = parse_probe_units,
+          conflicts_with = "probe_fraction", required_unless_present = "probe_fraction")]
+    pub probe_units: Option<ProbeLength>,
+
+    /// Probe length as a fraction of the held-out run's length N, in (0, 1).
+    /// Example: `--probe-fraction 0.1` probes 10 units of a 100-unit run.
+    #[arg(long, value_name = "F", value_parser = parse_fraction)]
+    pub probe_fraction: Option<f64>,
+
+    /// How many probe runs (seeds) the budget may use.
+    #[arg(long, value_name = "S", default_value_t = 3,
+          value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub seeds: u64,
+
+    /// Take one of the probe runs to this fraction of N (the seed's run-length
+    /// probe: one long run settles the trend). Example: `--long-run 0.3`.
+    #[arg(long, value_name = "F", value_parser = parse_fraction)]
+    pub long_run: Option<f64>,
+
+    /// One-sided confidence of the budget's upper bound, in (0.5, 1).
+    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = parse_confidence)]
+    pub confidence: f64,
+
+    /// `table` for people, `json` for programs, `csv` (one row per held-out run).
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+/// Output format of `calib backtest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+fn parse_probe_units(text: &str) -> std::result::Result<ProbeLength, String> {
+    if text == "recorded" {
+        return Ok(ProbeLength::Recorded);
+    }
+    match text.parse::<u64>() {
+        Ok(k) if k >= 1 => Ok(ProbeLength::Units(k)),
+        _ => Err(format!(
+            "expected a number of units (1 or more) or `recorded`, found {text:?}"
+        )),
+    }
+}
+
+fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if f > 0.0 && f < 1.0 => Ok(f),
+        _ => Err(format!(
+            "expected a fraction in (0, 1), e.g. 0.1; found {text:?}"
+        )),
+    }
+}
+
+fn parse_confidence(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if p > 0.5 && p < 1.0 => Ok(p),
+        _ => Err(format!(
+            "expected a one-sided confidence in (0.5, 1), e.g. 0.99; found {text:?}"
+        )),
+    }
+}
+
+pub fn run(args: &BacktestArgs) -> Result<i32> {
+    let timings = read_timings(&args.paths, &IngestOptions::default())?;
+    for warning in &timings.warnings {
+        eprintln!("calib: warning: {warning}");
+    }
+    let length = match (args.probe_units, args.probe_fraction) {
+        (Some(length), _) => length,
+        (None, Some(f)) => ProbeLength::Fraction(f),
+        (None, None) => unreachable!("clap requires one of them"),
+    };
+    let options = BacktestOptions {
+        design: ProbeDesign {
+            length,
+            seeds: args.seeds as usize,
+            long_run: args.long_run,
+        },
+        confidence: args.confidence,
+        fit: FitOptions {
+            confidence: args.confidence,
+            ..FitOptions::default()
+        },
+    };
+    let report = backtest::backtest(&timings, &options)?;
+    let text = match args.format {
+        Format::Table => backtest::render::table(&report),
+        Format::Json => backtest::render::json(&report)?,
+        Format::Csv => backtest::render::csv(&report)?,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Ok(()) => Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(Error::io("cannot write to standard output", e)),
+    }
+}

@@ -1,0 +1,318 @@
+//! `calib backtest`: known answers on generated campaigns, and the report's
+//! figures checked against fits made independently of the backtest code.
+
+use calib::backtest::{backtest, BacktestOptions, ProbeDesign, ProbeLength};
+use calib::fit::{fit_timings, FitOptions};
+use calib::stratum::Stratum;
+use calib::timings::{Fingerprint, RunEnd, RunTimings, Timings};
+
+/// A deterministic generator (xorshift64*), so the tests need no seed file.
+struct Noise(u64);
+
+impl Noise {
+    fn uniform(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Standard normal, Box-Muller.
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform().max(1e-300), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
+/// A run whose unit i costs `cost(i)` x a per-unit log-normal noise of `unit_sd`,
+/// after a startup of 2 s; ended as a probe (`Limit`) or a finished run (`Exit(0)`).
+fn run(
+    name: &str,
+    stratum: &str,
+    units: u64,
+    cost: &dyn Fn(u64) -> f64,
+    unit_sd: f64,
+    noise: &mut Noise,
+    finished: bool,
+) -> RunTimings {
+    let mut t = 2.0;
+    let mut points = Vec::new();
+    for i in 1..=units {
+        t += cost(i) * (unit_sd * noise.normal()).exp();
+        points.push((i, t));
+    }
+    let end = if finished {
+        (RunEnd::Exit(0), units, t + 0.1)
+    } else {
+        (RunEnd::Limit, units, t)
+    };
+    RunTimings {
+        run: name.to_string(),
+        stratum: Stratum::parse(stratum).unwrap(),
+        points,
+        end: Some(end),
+        fingerprint: Fingerprint::default(),
+    }
+}
+
+fn options(length: ProbeLength, seeds: usize) -> BacktestOptions {
+    BacktestOptions {
+        design: ProbeDesign {
+            length,
+            seeds,
+            long_run: None,
+        },
+        confidence: 0.99,
+        fit: FitOptions::default(),
+    }
+}
+
+/// Six finished runs of 100 units whose per-unit cost is flat for 10 units and
+/// then rises linearly: a 5-unit probe cannot see the rise.
+fn late_rise(seed: u64) -> Timings {
+    let mut noise = Noise(seed);
+    let cost = |i: u64| {
+        if i <= 10 {
+            1.0
+        } else {
+            1.0 + 0.1 * (i - 10) as f64
+        }
+    };
+    Timings {
+        runs: (0..6)
+            .map(|k| {
+                run(
+                    &format!("r{k}"),
+                    "shape=late",
+                    100,
+                    &cost,
+                    0.02,
+                    &mut noise,
+                    true,
+                )
+            })
+            .collect(),
+        warnings: Vec::new(),
+    }
+}
+
+fn held_out_covered(report: &calib::backtest::Backtest) -> Vec<bool> {
+    report.strata[0].trials.iter().map(|t| t.covered).collect()
+}
+
+#[test]
+fn a_probe_shorter_than_the_flat_start_under_covers_and_a_longer_one_covers() {
+    let timings = late_rise(7);
+    let short = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
+    assert_eq!(short.trials, 6, "every finished run is held out once");
+    assert_eq!(held_out_covered(&short), vec![false; 6]);
+    assert!(short.strata[0].largest_headroom < 1.0);
+    assert_eq!(short.observed_coverage, 0.0);
+    let long = backtest(&timings, &options(ProbeLength::Units(30), 3)).unwrap();
+    assert_eq!(held_out_covered(&long), vec![true; 6]);
+    assert!(long.strata[0].worst_headroom >= 1.0);
+    assert_eq!(long.strata_all_covered, 1);
+}
+
+#[test]
+fn each_trial_is_the_fit_of_other_runs_cut_to_the_probe() {
+    let timings = late_rise(11);
+    let report = backtest(&timings, &options(ProbeLength::Units(12), 2)).unwrap();
+    for trial in &report.strata[0].trials {
+        assert_eq!(trial.probe_runs.len(), 2);
+        assert!(trial
+            .probe_runs
+            .iter()
+            .all(|(run, units)| *run != trial.held_out && *units == 12));
+        // Refit by hand: the named runs, their first 12 units.
+        let probes: Vec<RunTimings> = trial
+            .probe_runs
+            .iter()
+            .map(|(name, _)| {
+                let full = timings.runs.iter().find(|r| &r.run == name).unwrap();
+                let points: Vec<(u64, f64)> = full.points[..12].to_vec();
+                let last = points[11];
+                RunTimings {
+                    points,
+                    end: Some((RunEnd::Limit, last.0, last.1)),
+                    ..full.clone()
+                }
+            })
+            .collect();
+        let model = fit_timings(
+            &Timings {
+                runs: probes,
+                warnings: Vec::new(),
+            },
+            &FitOptions::default(),
+        )
+        .unwrap()
+        .model;
+        let held = timings
+            .runs
+            .iter()
+            .find(|r| r.run == trial.held_out)
+            .unwrap();
+        let projection = model.strata[0].project(100, 0.99);
+        assert_eq!(trial.upper_s, projection.upper_s);
+        let actual = match held.end {
+            Some((_, _, t)) => t,
+            None => unreachable!(),
+        };
+        assert_eq!(
+            trial.actual_s, actual,
+            "the end row's time: teardown included"
+        );
+        assert_eq!(trial.covered, projection.upper_s >= actual);
+        assert!((trial.headroom - projection.upper_s / actual).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn recorded_probes_budget_every_finished_run_and_baselines_use_them() {
+    let mut noise = Noise(3);
+    let cost = |_i: u64| 2.0;
+    let mut runs: Vec<RunTimings> = (0..3)
+        .map(|k| run(&format!("p{k}"), "d=a", 8, &cost, 0.0, &mut noise, false))
+        .collect();
+    runs.extend((0..4).map(|k| run(&format!("f{k}"), "d=a", 40, &cost, 0.0, &mut noise, true)));
+    let timings = Timings {
+        runs,
+        warnings: Vec::new(),
+    };
+    let report = backtest(&timings, &options(ProbeLength::Recorded, 3)).unwrap();
+    let trials = &report.strata[0].trials;
+    assert_eq!(trials.len(), 4);
+    for trial in trials {
+        assert!(trial.held_out.starts_with('f'));
+        let names: Vec<&str> = trial.probe_runs.iter().map(|(r, _)| r.as_str()).collect();
+        assert_eq!(names, ["p0", "p1", "p2"]);
+        // 2 s startup + 8 units of 2 s: the mean rate is 18/8 s per unit.
+        assert!((trial.baselines_s[0] - 18.0 / 8.0 * 40.0).abs() < 1e-9);
+        assert!((trial.baselines_s[1] - 1.5 * 18.0 / 8.0 * 40.0).abs() < 1e-9);
+        // The last quarter runs at 2 s per unit; the startup is 2 s.
+        assert!((trial.baselines_s[2] - (2.0 + 2.0 * 40.0)).abs() < 1e-9);
+        // The truth: 2 + 80 s, plus 0.1 s of teardown.
+        assert!((trial.actual_s - 82.1).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn strata_without_a_design_are_skipped_with_the_reason_and_none_is_an_error() {
+    let mut noise = Noise(5);
+    let cost = |_i: u64| 1.0;
+    let mut runs: Vec<RunTimings> = (0..4)
+        .map(|k| run(&format!("a{k}"), "d=a", 20, &cost, 0.05, &mut noise, true))
+        .collect();
+    // Stratum b: only probes, nothing to hold out.
+    runs.extend((0..3).map(|k| run(&format!("b{k}"), "d=b", 5, &cost, 0.05, &mut noise, false)));
+    let timings = Timings {
+        runs,
+        warnings: Vec::new(),
+    };
+    let report = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
+    assert_eq!(report.strata.len(), 1);
+    assert_eq!(report.skipped.len(), 1);
+    assert_eq!(report.skipped[0].stratum, "d=b");
+    // Asking for more seeds than stratum a has other runs: nothing to report.
+    let error = backtest(&timings, &options(ProbeLength::Units(5), 4)).unwrap_err();
+    assert_eq!(error.exit_code(), 2);
+    assert!(error.to_string().contains("d=a"), "{error}");
+}
+
+/// Writes `timings` as a timings CSV (the contract's columns, end rows included).
+fn write_csv(timings: &Timings, path: &std::path::Path) {
+    let mut writer = csv::Writer::from_path(path).unwrap();
+    writer
+        .write_record(["run", "stratum", "unit", "elapsed_s", "end"])
+        .unwrap();
+    for run in &timings.runs {
+        let stratum = run.stratum.canonical();
+        for &(u, t) in &run.points {
+            writer
+                .write_record([&run.run, &stratum, &u.to_string(), &format!("{t:.6}"), ""])
+                .unwrap();
+        }
+        if let Some((end, u, t)) = &run.end {
+            writer
+                .write_record([
+                    &run.run,
+                    &stratum,
+                    &u.to_string(),
+                    &format!("{t:.6}"),
+                    &end.to_field(),
+                ])
+                .unwrap();
+        }
+    }
+    writer.flush().unwrap();
+}
+
+fn calib(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_calib"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_command_reports_table_json_and_one_csv_row_per_held_out_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("late.csv");
+    write_csv(&late_rise(7), &file);
+    let path = file.to_str().unwrap();
+
+    let table = calib(&["backtest", path, "--probe-units", "30"]);
+    assert!(
+        table.status.success(),
+        "{}",
+        String::from_utf8_lossy(&table.stderr)
+    );
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.contains("shape=late"), "{text}");
+    assert!(text.contains("6/6"), "{text}");
+
+    let json = calib(&["backtest", path, "--probe-units", "5", "--format", "json"]);
+    assert!(json.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["trials"], 6);
+    assert_eq!(value["covered"], 0);
+    assert_eq!(value["strata"][0]["trials"].as_array().unwrap().len(), 6);
+
+    let rows = calib(&[
+        "backtest",
+        path,
+        "--probe-fraction",
+        "0.3",
+        "--seeds",
+        "2",
+        "-f",
+        "csv",
+    ]);
+    assert!(rows.status.success());
+    let mut reader = csv::Reader::from_reader(rows.stdout.as_slice());
+    let records: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(records.len(), 6);
+    let headers = reader.headers().unwrap().clone();
+    let covered = headers.iter().position(|h| h == "covered").unwrap();
+    assert!(records.iter().all(|r| &r[covered] == "true"));
+}
+
+#[test]
+fn impossible_designs_are_usage_errors() {
+    for args in [
+        &["backtest", "x.csv", "--probe-fraction", "1.5"][..],
+        &["backtest", "x.csv", "--probe-units", "0"][..],
+        &["backtest", "x.csv"][..],
+        &[
+            "backtest",
+            "x.csv",
+            "--probe-units",
+            "5",
+            "--confidence",
+            "0.3",
+        ][..],
+    ] {
+        let out = calib(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
