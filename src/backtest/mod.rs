@@ -34,7 +34,7 @@
 //! Across strata the report sets the observed coverage beside the stated
 //! confidence: a method that holds covers at least that share of held-out runs.
 
-pub mod render;
+pub mod export;
 
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
@@ -76,6 +76,7 @@ pub enum Baseline {
     /// Plain mean per-unit cost of the probe x N.
     MeanRate,
     /// The same x 1.5: a common rule of thumb.
+    #[serde(rename = "mean_rate_x1_5")]
     MeanRateX15,
     /// The per-unit cost of the probe's last quarter x N, plus startup.
     LastRate,
@@ -87,6 +88,15 @@ impl Baseline {
         Baseline::MeanRateX15,
         Baseline::LastRate,
     ];
+
+    /// The name in JSON and in CSV column names.
+    pub fn key(self) -> &'static str {
+        match self {
+            Baseline::MeanRate => "mean_rate",
+            Baseline::MeanRateX15 => "mean_rate_x1_5",
+            Baseline::LastRate => "last_rate",
+        }
+    }
 
     pub fn label(self) -> &'static str {
         match self {

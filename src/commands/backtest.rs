@@ -2,12 +2,13 @@
 //! design, and report how often and by how much the budget covered them. The
 //! method lives in `crate::backtest`.
 
-use std::io::Write;
 use std::path::PathBuf;
 
+use crate::backtest::export::Format;
 use crate::backtest::{self, BacktestOptions, ProbeDesign, ProbeLength};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::fit::FitOptions;
+use crate::output;
 use crate::timings::{read_timings, IngestOptions};
 
 const AFTER_HELP: &str = "\
@@ -65,14 +66,6 @@ pub struct BacktestArgs {
     pub format: Format,
 }
 
-/// Output format of `calib backtest`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-}
-
 fn parse_probe_units(text: &str) -> std::result::Result<ProbeLength, String> {
     if text == "recorded" {
         return Ok(ProbeLength::Recorded);
@@ -106,7 +99,7 @@ fn parse_confidence(text: &str) -> std::result::Result<f64, String> {
 pub fn run(args: &BacktestArgs) -> Result<i32> {
     let timings = read_timings(&args.paths, &IngestOptions::default())?;
     for warning in &timings.warnings {
-        eprintln!("calib: warning: {warning}");
+        output::warn(warning);
     }
     let length = match (args.probe_units, args.probe_fraction) {
         (Some(length), _) => length,
@@ -126,18 +119,6 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
         },
     };
     let report = backtest::backtest(&timings, &options)?;
-    let text = match args.format {
-        Format::Table => backtest::render::table(&report),
-        Format::Json => backtest::render::json(&report)?,
-        Format::Csv => backtest::render::csv(&report)?,
-    };
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        Ok(()) => Ok(0),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
-        Err(e) => Err(Error::io("cannot write to standard output", e)),
-    }
+    output::write_result(|out| backtest::export::exporter(args.format).export(&report, out))?;
+    Ok(0)
 }

@@ -1,0 +1,71 @@
+//! `--format table`: per stratum, coverage and headroom beside the baselines;
+//! then the campaign's observed coverage beside the stated confidence.
+
+use std::io;
+
+use super::{ratio, Exporter};
+use crate::backtest::{display_stratum, Backtest};
+use crate::output::table::{Align, Table};
+
+pub struct TableExporter;
+
+impl Exporter for TableExporter {
+    fn export(&self, report: &Backtest, out: &mut dyn io::Write) -> io::Result<()> {
+        let header = [
+            "stratum".to_string(),
+            "held out".to_string(),
+            format!("covered@{:.0}%", report.confidence * 100.0),
+            "headroom median".to_string(),
+            "worst".to_string(),
+            "largest".to_string(),
+            "mean x N".to_string(),
+            "x1.5".to_string(),
+            "last rate".to_string(),
+        ];
+        let mut table =
+            Table::new(header.to_vec())
+                .aligned(|c| if c == 0 { Align::Left } else { Align::Right });
+        for s in &report.strata {
+            let n = s.trials.len();
+            let mut row = vec![
+                display_stratum(&s.stratum).to_string(),
+                n.to_string(),
+                format!("{}/{n}", s.covered),
+                ratio(s.median_headroom),
+                ratio(s.worst_headroom),
+                ratio(s.largest_headroom),
+            ];
+            for b in &s.baselines {
+                row.push(format!("{}/{n} {}", b.covered, ratio(b.median_headroom)));
+            }
+            table.push(row);
+        }
+        writeln!(out, "design: {}", report.design)?;
+        write!(out, "{table}")?;
+        writeln!(
+            out,
+            "\nheld-out runs covered: {}/{} = {:.1}% at a stated {:.0}%; strata fully covered: {}/{}; median headroom over strata {}",
+            report.covered,
+            report.trials,
+            report.observed_coverage * 100.0,
+            report.confidence * 100.0,
+            report.strata_all_covered,
+            report.strata.len(),
+            ratio(report.median_headroom),
+        )?;
+        for b in &report.baselines {
+            writeln!(
+                out,
+                "baseline {}: covered {}/{}, median headroom {}",
+                b.baseline.label(),
+                b.covered,
+                report.trials,
+                ratio(b.median_headroom)
+            )?;
+        }
+        for s in &report.skipped {
+            writeln!(out, "skipped {}: {}", display_stratum(&s.stratum), s.reason)?;
+        }
+        Ok(())
+    }
+}
