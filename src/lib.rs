@@ -12,6 +12,7 @@ pub mod error;
 pub mod fit;
 pub mod model;
 pub mod probe;
+pub mod shell;
 pub mod slurm;
 pub mod stratum;
 pub mod synth;

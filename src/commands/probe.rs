@@ -9,6 +9,7 @@ use crate::probe::duration::parse_duration;
 use crate::probe::marker::{UnitMatcher, DEFAULT_UNIT_REGEX};
 use crate::probe::progress::ProgressMode;
 use crate::probe::{gate, plan, probe, ProbeConfig};
+use crate::shell::text_argument;
 use crate::stratum::Stratum;
 
 /// Shown after the options by `calib probe --help` (the one-line summary comes
@@ -58,7 +59,7 @@ pub struct ProbeArgs {
     /// cost varies (dataset, model size, problem size). Repeatable; labels are
     /// merged. Every row carries it, and calib budgets each stratum on its own.
     /// Example: --stratum dataset=Y,model=7B
-    #[arg(short = 's', long, value_name = "K=V[,K=V]")]
+    #[arg(short = 's', long, value_name = "K=V[,K=V]", value_parser = text_argument)]
     pub stratum: Vec<String>,
 
     /// Which output lines mark a finished unit: a regex tried on each line of
