@@ -25,6 +25,11 @@ Each row is on disk before the next unit can finish, so a walltime kill loses no
 already measured. The file is named after the Slurm job and array task, the stratum, \
 the host and the pid, and created exclusively: 64 array tasks write 64 files.
 
+CMD runs in its own process group (unless stdin is a terminal), and whatever stops it \
+stops what it started too: --units, --timeout, a TERM or INT sent to calib, and calib \
+being killed outright (then a small watchdog process sends the group TERM, and KILL \
+after --grace).
+
 On a login node (Slurm commands present, no SLURM_JOB_ID) calib refuses and shows the \
 salloc line to use instead. calib exits with CMD's status (128+signal if it was killed), \
 or 0 when it stopped CMD itself after --units.
@@ -119,8 +124,9 @@ pub struct ProbeArgs {
     pub timeout: Option<String>,
 
     /// Time between calib's TERM and its KILL when calib stops the command
-    /// (--units, --timeout), so that it can flush and exit cleanly. Same
-    /// grammar as --timeout. Example: --grace 30s
+    /// (--units, --timeout, a TERM, INT, HUP or QUIT sent to calib, or calib
+    /// killed outright), so that it can flush and exit cleanly. Same grammar
+    /// as --timeout. Example: --grace 30s
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub grace: String,
 
