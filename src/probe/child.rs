@@ -205,9 +205,9 @@ impl Supervised {
     }
 
     /// Passes a signal calib received on to the command. Stop signals also
-    /// mark the run as stopped and set the `KILL` at the end of `--grace`. A signal the terminal sent to the whole
-    /// foreground group already reached a command that shares calib's group,
-    /// and is not sent twice.
+    /// mark the run as stopped and set the `KILL` at the end of `--grace`. A
+    /// signal the terminal sent to the whole foreground group already reached
+    /// a command that shares calib's group, and is not sent twice.
     pub fn on_signal(&mut self, received: Received) {
         let sig = received.signal;
         let forward = !received.from_terminal || self.own_group;

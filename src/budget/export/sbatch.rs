@@ -5,8 +5,9 @@
 //! The text is a shell script, and most of what it shows comes from outside
 //! (labels, cluster and CPU names, the unit name, the script path, notes that
 //! quote them): every comment line and `#SBATCH` directive is written by
-//! [`comment`] and every word of a command by [`quote`] (see
-//! [`crate::shell`]), so that no value can end a line or a word.
+//! [`comment`] or [`directive`], which pass it through [`comment_text`], and
+//! every word of a command goes through [`quote`] (see [`crate::shell`]), so
+//! that no value can end a line or a word.
 
 use std::fmt::Write;
 
