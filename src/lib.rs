@@ -19,6 +19,7 @@ pub mod fit;
 pub mod model;
 pub mod output;
 pub mod probe;
+pub mod shell;
 pub mod slurm;
 pub mod stats;
 pub mod stratum;

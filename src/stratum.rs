@@ -3,9 +3,24 @@
 //! The canonical text of a stratum (the timings contract) is its pairs sorted by
 //! key and joined by `,`: `dataset=Y,model=7B`. The empty stratum (no labels) is
 //! written as an empty string and shown as `(all)`.
+//!
+//! Labels never hold control characters ([`crate::shell::refuse_control`]):
+//! they are written into job names, comments and scripts. Every way of
+//! building a stratum ([`Stratum::parse`], [`Stratum::add_pair`],
+//! [`Stratum::insert`]) refuses them.
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::hash::Hasher;
+
+use crate::shell::refuse_control;
+
+/// The longest [`Stratum::slug`]: with a task tag it must fit one file name
+/// (255 bytes on common file systems) and stay readable in a job name.
+pub const SLUG_MAX: usize = 64;
+
+/// Hex digits of the hash that ends a shortened slug (64 bits).
+const SLUG_HASH_DIGITS: usize = 16;
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Stratum {
@@ -16,6 +31,8 @@ impl Stratum {
     /// Parses `k=v[,k=v]...` in any order. Keys must be non-empty and unique;
     /// neither keys nor values may contain `,` or `=`.
     pub fn parse(text: &str) -> Result<Stratum, String> {
+        // Before trimming: a newline at either end is refused, not hidden.
+        refuse_control("stratum", text)?;
         let mut stratum = Stratum::default();
         let text = text.trim();
         if text.is_empty() {
@@ -29,6 +46,7 @@ impl Stratum {
 
     /// Adds one `k=v` pair.
     pub fn add_pair(&mut self, pair: &str) -> Result<(), String> {
+        refuse_control("label", pair)?;
         let (key, value) = pair
             .split_once('=')
             .ok_or_else(|| format!("`{pair}` is not a key=value label"))?;
@@ -44,6 +62,8 @@ impl Stratum {
 
     /// Adds one label from separate key and value (used for `--by` columns).
     pub fn insert(&mut self, key: &str, value: &str) -> Result<(), String> {
+        refuse_control("label key", key)?;
+        refuse_control(&format!("the value of label `{key}`"), value)?;
         if key.contains(',') || value.contains(',') || key.contains('=') || value.contains('=') {
             return Err(format!(
                 "label `{key}={value}`: keys and values may not contain `,` or `=`"
@@ -81,18 +101,26 @@ impl Stratum {
             .join(",")
     }
 
-    /// A short form usable in file and job names: `dataset-Y_model-7B`.
+    /// A short form usable in file and job names: `dataset-Y_model-7B`, only
+    /// `[A-Za-z0-9._-]`, at most [`SLUG_MAX`] characters.
+    ///
+    /// A form longer than that is cut, and the cut form ends with `-h` and
+    /// the 64-bit FNV-1a hash of the canonical text in hex: two strata whose
+    /// labels share a long beginning still get different slugs, and a stratum
+    /// gets the same slug on every machine and with every Rust release. Short
+    /// forms are kept as they are; where two strata share one (`a=x y` and
+    /// `a=x_y`), the file names still differ by their task tag.
     pub fn slug(&self) -> String {
         if self.labels.is_empty() {
             return "all".to_string();
         }
-        let raw = self
+        let raw: String = self
             .labels
             .iter()
             .map(|(k, v)| format!("{k}-{v}"))
             .collect::<Vec<_>>()
-            .join("_");
-        raw.chars()
+            .join("_")
+            .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
                     c
@@ -100,7 +128,20 @@ impl Stratum {
                     '_'
                 }
             })
-            .collect()
+            .collect();
+        if raw.len() <= SLUG_MAX {
+            return raw;
+        }
+        let mut hasher = fnv::FnvHasher::default();
+        hasher.write(self.canonical().as_bytes());
+        // `raw` is ASCII, so any byte index is a character boundary.
+        let keep = SLUG_MAX - SLUG_HASH_DIGITS - 2;
+        format!(
+            "{}-h{:0width$x}",
+            &raw[..keep],
+            hasher.finish(),
+            width = SLUG_HASH_DIGITS
+        )
     }
 }
 
@@ -130,5 +171,60 @@ mod tests {
         assert!(Stratum::parse("a=1,a=2").is_err());
         assert!(Stratum::parse("dataset").is_err());
         assert!(Stratum::parse("=x").is_err());
+    }
+
+    #[test]
+    fn control_characters_are_refused_on_every_path() {
+        for text in [
+            "d=x\ntouch /tmp/p",
+            "d=x\n",
+            "\rd=x",
+            "d\t=x",
+            "d=\u{0}",
+            "d=\u{7f}",
+        ] {
+            let e = Stratum::parse(text).unwrap_err();
+            assert!(e.contains("U+00"), "{text:?}: {e}");
+        }
+        let mut s = Stratum::default();
+        assert!(s.add_pair("d=a\nb").unwrap_err().contains("U+000A"));
+        assert!(s.insert("d", "a\rb").unwrap_err().contains("U+000D"));
+        assert!(s.insert("d\n", "a").unwrap_err().contains("U+000A"));
+        assert!(s.is_empty(), "nothing refused was kept");
+        // Other characters, spaces and non-ASCII letters included, are labels.
+        assert!(Stratum::parse("dataset=données, model = 7 B").is_ok());
+    }
+
+    #[test]
+    fn fnv_is_the_published_fnv1a_64() {
+        // The FNV-1a 64-bit test vector for "a" (Fowler, Noll, Vo): the slug
+        // hash must never depend on the Rust release or the machine.
+        let mut hasher = fnv::FnvHasher::default();
+        hasher.write(b"a");
+        assert_eq!(hasher.finish(), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn long_slugs_are_bounded_and_tell_strata_apart() {
+        let short = Stratum::parse("dataset=Y,model=7B").unwrap();
+        assert_eq!(short.slug(), "dataset-Y_model-7B", "short forms unchanged");
+        let prefix = "x".repeat(200);
+        let a = Stratum::parse(&format!("k={prefix}a")).unwrap();
+        let b = Stratum::parse(&format!("k={prefix}b")).unwrap();
+        let huge = Stratum::parse(&format!("k={}", "y".repeat(5000))).unwrap();
+        for s in [&a, &b, &huge] {
+            let slug = s.slug();
+            assert!(slug.len() <= SLUG_MAX, "{slug}");
+            assert!(
+                slug.starts_with("k-xxx") || slug.starts_with("k-yyy"),
+                "{slug}"
+            );
+            assert_eq!(slug, s.clone().slug(), "stable");
+        }
+        assert_ne!(a.slug(), b.slug());
+        // A form of exactly SLUG_MAX characters is still short.
+        let edge = Stratum::parse(&format!("k={}", "z".repeat(SLUG_MAX - 2))).unwrap();
+        assert_eq!(edge.slug().len(), SLUG_MAX);
+        assert!(!edge.slug().contains("-h"));
     }
 }

@@ -13,6 +13,7 @@ use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output;
+use crate::shell::text_argument;
 use crate::slurm::partitions::{family_of, parse_partitions, Partition, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
@@ -80,12 +81,12 @@ pub struct BudgetArgs {
 
     /// The cluster that will run the work. Default: a CLUSTER: line in the
     /// partition list, else $SLURM_CLUSTER_NAME, else $CC_CLUSTER.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = text_argument)]
     pub cluster: Option<String>,
 
     /// The CPU model of the nodes that will run the work, to check against the
     /// CPU the timings were measured on.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", value_parser = text_argument)]
     pub cpu_model: Option<String>,
 
     /// Budget from timings measured on another cluster or CPU. The result is an
@@ -98,7 +99,7 @@ pub struct BudgetArgs {
     pub format: Format,
 
     /// The batch script the emitted `sbatch --array` lines submit (sbatch format).
-    #[arg(long, value_name = "FILE", default_value = "job.sh")]
+    #[arg(long, value_name = "FILE", default_value = "job.sh", value_parser = text_argument)]
     pub script: String,
 
     /// Also emit --time-min at the measured cost, so backfill may start a task
@@ -114,7 +115,7 @@ pub struct BudgetArgs {
     pub name_partition: NamePartition,
 
     /// What one unit is called, for the record in the sbatch comments.
-    #[arg(long, value_name = "WORD", default_value = "unit")]
+    #[arg(long, value_name = "WORD", default_value = "unit", value_parser = text_argument)]
     pub unit_name: String,
 }
 

@@ -9,6 +9,7 @@ use crate::probe::duration::parse_duration;
 use crate::probe::marker::{UnitMatcher, DEFAULT_UNIT_REGEX};
 use crate::probe::progress::ProgressMode;
 use crate::probe::{gate, plan, probe, ProbeConfig};
+use crate::shell::text_argument;
 use crate::stratum::Stratum;
 
 /// Shown after the options by `calib probe --help` (the one-line summary comes
@@ -23,6 +24,11 @@ through unchanged, and counts a unit each time a line of either matches --unit-r
 Each row is on disk before the next unit can finish, so a walltime kill loses nothing \
 already measured. The file is named after the Slurm job and array task, the stratum, \
 the host and the pid, and created exclusively: 64 array tasks write 64 files.
+
+CMD runs in its own process group (unless stdin is a terminal), and whatever stops it \
+stops what it started too: --units, --timeout, a TERM or INT sent to calib, and calib \
+being killed outright (then a small watchdog process sends the group TERM, and KILL \
+after --grace).
 
 On a login node (Slurm commands present, no SLURM_JOB_ID) calib refuses and shows the \
 salloc line to use instead. calib exits with CMD's status (128+signal if it was killed), \
@@ -58,7 +64,7 @@ pub struct ProbeArgs {
     /// cost varies (dataset, model size, problem size). Repeatable; labels are
     /// merged. Every row carries it, and calib budgets each stratum on its own.
     /// Example: --stratum dataset=Y,model=7B
-    #[arg(short = 's', long, value_name = "K=V[,K=V]")]
+    #[arg(short = 's', long, value_name = "K=V[,K=V]", value_parser = text_argument)]
     pub stratum: Vec<String>,
 
     /// Which output lines mark a finished unit: a regex tried on each line of
@@ -118,8 +124,9 @@ pub struct ProbeArgs {
     pub timeout: Option<String>,
 
     /// Time between calib's TERM and its KILL when calib stops the command
-    /// (--units, --timeout), so that it can flush and exit cleanly. Same
-    /// grammar as --timeout. Example: --grace 30s
+    /// (--units, --timeout, a TERM, INT, HUP or QUIT sent to calib, or calib
+    /// killed outright), so that it can flush and exit cleanly. Same grammar
+    /// as --timeout. Example: --grace 30s
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub grace: String,
 

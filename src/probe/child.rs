@@ -2,12 +2,41 @@
 //!
 //! The command runs in its own process group (unless stdin is a terminal, where
 //! it stays in calib's group so that it can still read the terminal), so that
-//! `TERM` and `KILL` reach its children too (a shell loop's `sleep`, a data
-//! loader's workers). It gets `PR_SET_PDEATHSIG` = `TERM` on Linux: if calib is
-//! killed outright, the command is told to stop rather than left running with
-//! nobody recording it. Its output goes to two pipes, which the runner reads.
+//! every signal calib sends it, `TERM`, `KILL` and the ones it passes on,
+//! reaches its children too (a shell loop's `sleep`, a data loader's workers).
+//! Its output goes to two pipes, which the runner reads.
+//!
+//! When calib stops the command (`--units`, `--timeout`, or a `TERM`, `INT`,
+//! `HUP` or `QUIT` sent to calib and passed on), the command gets `--grace` to
+//! exit, then `KILL`: a command that ignores `TERM` cannot keep a probe (and
+//! its allocation) waiting.
+//!
+//! If calib itself is killed outright (`kill -9`, the OOM killer), it can do
+//! nothing more, and the rest is up to:
+//!
+//! * `PR_SET_PDEATHSIG` = `TERM` (Linux): the kernel sends `TERM` to the
+//!   command itself, its direct child only, the moment calib dies;
+//! * the **watchdog**: a small `/bin/sh` process in a group of its own, started
+//!   next to the command, that waits for end-of-file on a pipe whose only
+//!   writer is calib. It sees that end-of-file when calib dies, however it
+//!   dies, and then sends `TERM` to the command's whole group, and `KILL` after
+//!   `--grace` (rounded up to whole seconds) if any of the group is still
+//!   there. When a run ends normally calib kills the watchdog first.
+//!
+//! The output pipes alone would not be enough: a process that writes to them
+//! after calib died gets `SIGPIPE`, but one that never writes (a `sleep`, a
+//! worker waiting on a socket) is never told.
+//!
+//! Not covered: processes that left the group (`setsid`, daemons), which no
+//! signal to the group reaches; with stdin a terminal, the command's children
+//! (only the command itself is signalled, since the group is calib's own and
+//! the terminal's); a watchdog that could not be started (no `/bin/sh`: calib
+//! warns) or that was killed too; and, in the instants after the group has
+//! emptied, a new group given the same number (pids are reused only after the
+//! whole pid range has gone round).
 
 use std::ffi::OsString;
+use std::io::{IsTerminal, PipeWriter};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -44,6 +73,8 @@ pub struct Supervised {
     pub stop_signal: Option<i32>,
     /// Its exit status and when calib saw it.
     pub exit: Option<(ExitStatus, Instant)>,
+    /// Stops the command's group if calib dies; `None` if it could not start.
+    watchdog: Option<Watchdog>,
 }
 
 /// A freshly started command: its control, its launch instant and its output.
@@ -54,30 +85,31 @@ pub struct Started {
     pub started_at: chrono::DateTime<chrono::Utc>,
     pub stdout: Option<OwnedFd>,
     pub stderr: Option<OwnedFd>,
+    /// Why no watchdog could be started, for a warning.
+    pub watchdog_error: Option<String>,
 }
 
 impl Supervised {
     /// Starts `argv`; `unbuffered` sets `PYTHONUNBUFFERED=1` unless it is set.
     pub fn spawn(argv: &[OsString], unbuffered: bool, grace: Duration) -> Result<Started> {
-        // SAFETY: isatty only inspects descriptor 0.
-        let own_group = unsafe { libc::isatty(0) } != 1;
+        let own_group = !std::io::stdin().is_terminal();
         let mut command = Command::new(&argv[0]);
         command
             .args(&argv[1..])
             .stdin(Stdio::inherit())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if own_group {
+            command.process_group(0);
+        }
         if unbuffered && std::env::var_os("PYTHONUNBUFFERED").is_none() {
             command.env("PYTHONUNBUFFERED", "1");
         }
-        // SAFETY: the closure runs between fork and exec and calls only
-        // async-signal-safe functions (setpgid, prctl).
+        #[cfg(target_os = "linux")]
+        // SAFETY: the closure runs between fork and exec and calls only prctl,
+        // which is async-signal-safe.
         unsafe {
-            command.pre_exec(move || {
-                if own_group {
-                    libc::setpgid(0, 0);
-                }
-                #[cfg(target_os = "linux")]
+            command.pre_exec(|| {
                 libc::prctl(
                     libc::PR_SET_PDEATHSIG,
                     libc::SIGTERM as libc::c_ulong,
@@ -94,23 +126,36 @@ impl Supervised {
             .spawn()
             .map_err(|e| Error::io(format!("cannot start `{}`", argv[0].to_string_lossy()), e))?;
         let pid = child.id() as i32;
+        let target = if own_group { -pid } else { pid };
+        let (watchdog, watchdog_error) = match Watchdog::start(target, grace) {
+            Ok(w) => (Some(w), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "cannot start the watchdog ({WATCHDOG_SHELL}: {e}): if calib is killed \
+                     outright, what the command started may keep running"
+                )),
+            ),
+        };
         let stdout = child.stdout.take().map(OwnedFd::from);
         let stderr = child.stderr.take().map(OwnedFd::from);
         Ok(Started {
             process: Supervised {
                 child,
-                target: if own_group { -pid } else { pid },
+                target,
                 own_group,
                 grace,
                 kill_at: None,
                 stopped: None,
                 stop_signal: None,
                 exit: None,
+                watchdog,
             },
             start,
             started_at,
             stdout,
             stderr,
+            watchdog_error,
         })
     }
 
@@ -160,9 +205,9 @@ impl Supervised {
     }
 
     /// Passes a signal calib received on to the command. Stop signals also
-    /// mark the run as stopped. A signal the terminal sent to the whole
-    /// foreground group already reached a command that shares calib's group,
-    /// and is not sent twice.
+    /// mark the run as stopped and set the `KILL` at the end of `--grace`. A
+    /// signal the terminal sent to the whole foreground group already reached
+    /// a command that shares calib's group, and is not sent twice.
     pub fn on_signal(&mut self, received: Received) {
         let sig = received.signal;
         let forward = !received.from_terminal || self.own_group;
@@ -172,6 +217,11 @@ impl Supervised {
             if forward {
                 self.signal(sig);
                 self.signal(libc::SIGCONT);
+            }
+            // Asked to stop, the command gets --grace, like a stop of calib's
+            // own; an earlier KILL already due is not put off.
+            if self.exit.is_none() {
+                self.kill_at.get_or_insert(Instant::now() + self.grace);
             }
         } else if PASS_SIGNALS.contains(&sig) && forward {
             self.signal(sig);
@@ -190,5 +240,82 @@ impl Supervised {
             }
         }
         Ok(())
+    }
+}
+
+impl Drop for Supervised {
+    /// A command that exited needs no watchdog. One that is still running
+    /// when calib lets go of it (an error ended the run) is left to the
+    /// watchdog, which then stops it as if calib had died.
+    fn drop(&mut self) {
+        if let Some(watchdog) = self.watchdog.take() {
+            if self.exit.is_some() {
+                watchdog.stand_down();
+            } else {
+                watchdog.release();
+            }
+        }
+    }
+}
+
+/// The shell that runs the watchdog (POSIX places one there).
+const WATCHDOG_SHELL: &str = "/bin/sh";
+
+/// The watchdog's script. `$1` is what to signal (`-<group>` or a pid), `$2`
+/// the grace in whole seconds. It ignores the signals a terminal or a batch
+/// system sends to stop things, waits for end-of-file on stdin (calib never
+/// writes to it), then stops `$1`: `TERM` and `CONT`, and `KILL` if anything
+/// of it is left after the grace.
+const WATCHDOG_SCRIPT: &str = r#"trap '' HUP INT QUIT TERM USR1 USR2 PIPE
+while read -r _; do :; done
+kill -s TERM -- "$1" 2>/dev/null || exit 0
+kill -s CONT -- "$1" 2>/dev/null
+i=0
+while [ "$i" -lt "$2" ]; do
+  sleep 1
+  kill -s 0 -- "$1" 2>/dev/null || exit 0
+  i=$((i + 1))
+done
+kill -s KILL -- "$1" 2>/dev/null
+"#;
+
+/// The process that stops the command's group when calib dies (module docs).
+struct Watchdog {
+    process: Child,
+    /// The only write end of the watchdog's stdin: closed by the kernel when
+    /// calib dies. It is close-on-exec, so neither the command nor the
+    /// watchdog inherits it.
+    lifeline: PipeWriter,
+}
+
+impl Watchdog {
+    fn start(target: i32, grace: Duration) -> std::io::Result<Watchdog> {
+        let (reader, lifeline) = std::io::pipe()?;
+        let grace_s = grace.as_secs() + u64::from(grace.subsec_nanos() > 0);
+        let process = Command::new(WATCHDOG_SHELL)
+            .arg("-c")
+            .arg(WATCHDOG_SCRIPT)
+            .arg("calib-watchdog")
+            .arg(target.to_string())
+            .arg(grace_s.to_string())
+            .stdin(reader)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own group: a Ctrl-C or a kill of calib's group spares it.
+            .process_group(0)
+            .spawn()?;
+        Ok(Watchdog { process, lifeline })
+    }
+
+    /// The command is gone: end the watchdog before it could act.
+    fn stand_down(mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+
+    /// Closes the lifeline so that the watchdog stops the command now; it is
+    /// not waited for (that takes up to the grace).
+    fn release(self) {
+        drop(self.lifeline);
     }
 }

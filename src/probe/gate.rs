@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use super::fingerprint::env_nonempty;
 use crate::error::{Error, Result};
+use crate::shell::quote;
 
 /// Where Slurm's client commands live on `PATH`, if anywhere.
 pub fn slurm_command_on_path() -> Option<PathBuf> {
@@ -68,21 +69,12 @@ fn salloc_time(timeout: Option<Duration>) -> String {
     format!("{}:{:02}:00", minutes / 60, minutes % 60)
 }
 
-/// Shell-quotes words so that the shown command can be pasted back.
+/// Shell-quotes words ([`crate::shell::quote`]) so that the shown command can
+/// be pasted back.
 pub fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
     words
         .iter()
-        .map(|w| {
-            let w = w.as_ref();
-            if !w.is_empty()
-                && w.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c))
-            {
-                w.to_string()
-            } else {
-                format!("'{}'", w.replace('\'', r"'\''"))
-            }
-        })
+        .map(|w| quote(w.as_ref()))
         .collect::<Vec<_>>()
         .join(" ")
 }

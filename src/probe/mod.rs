@@ -28,11 +28,14 @@
 //!   `fsync`.) The file never exists without its header (see [`naming`]).
 //! - **Stopping.** `--units` and `--timeout` stop the command with `TERM` (and
 //!   `CONT`), then `KILL` after `--grace`. A `TERM`/`INT`/`HUP`/`QUIT` sent to
-//!   calib (Slurm's walltime kill, `scancel`, Ctrl-C) is passed on, no further
-//!   run starts, and the `end` row is written once the command has exited;
-//!   under Slurm the command also gets the job's own `TERM`, so it may see two.
-//!   If the scheduler's `KILL` comes before the command has exited, the rows
-//!   written so far stay and the run simply has no `end` row.
+//!   calib (Slurm's walltime kill, `scancel`, Ctrl-C) is passed on, followed
+//!   by `KILL` after `--grace` if the command ignores it; no further run
+//!   starts, and the `end` row is written once the command has exited; under
+//!   Slurm the command also gets the job's own `TERM`, so it may see two. If
+//!   the scheduler's `KILL` comes before the command has exited, the rows
+//!   written so far stay and the run simply has no `end` row. If calib is
+//!   killed outright, a watchdog stops the command's process group (see
+//!   [`child`] for what that does and does not reach).
 //!
 //! # Modules
 //!

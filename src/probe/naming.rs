@@ -12,6 +12,14 @@
 //! probes never share or overwrite a file. Run ids are `<tag>-r<rep>` (and
 //! `-n<length>` in run-length mode), hence unique across every file of a
 //! campaign.
+//!
+//! File names stay within the 255 bytes common file systems allow, whatever
+//! the labels: the slug is at most [`SLUG_MAX`](crate::stratum::SLUG_MAX)
+//! characters, a longer one being cut and ended with a stable hash of the
+//! whole stratum ([`Stratum::slug`]), so two long strata still get different
+//! names. The tag's parts are short by nature (a host name has at most 64
+//! bytes on Linux, job ids are numbers). The stratum itself is in every row
+//! and is never read back from the name.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};

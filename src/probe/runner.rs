@@ -115,6 +115,9 @@ impl Stream {
 /// Runs `spec` to its end.
 pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
     let started = Supervised::spawn(&spec.argv, ctx.unbuffered, ctx.grace)?;
+    if let Some(e) = &started.watchdog_error {
+        ctx.console.line(&format!("calib: warning: {e}"));
+    }
     let mut process = started.process;
     let start = started.start;
     let mut fingerprint = ctx.fingerprint.clone();

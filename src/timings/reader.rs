@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
+use crate::shell::refuse_control;
 use crate::stratum::Stratum;
 
 /// What the time column holds.
@@ -673,11 +674,21 @@ impl Table<'_> {
                 Some(&slot) => slot,
                 None => {
                     let mut fingerprint = Fingerprint::default();
-                    let values: Vec<Option<String>> = columns
+                    // These reach job scripts and their comments (`calib budget
+                    // --format sbatch`): no control character gets in.
+                    let values = columns
                         .fingerprint
                         .iter()
-                        .map(|c| c.map(field).filter(|v| !v.is_empty()).map(str::to_string))
-                        .collect();
+                        .zip(FINGERPRINT_COLUMNS)
+                        .map(|(c, name)| {
+                            let value = c.map(field).filter(|v| !v.is_empty());
+                            if let Some(raw) = c.and_then(|i| record.get(i)) {
+                                refuse_control(&format!("the `{name}` column"), raw)
+                                    .map_err(&bad)?;
+                            }
+                            Ok(value.map(str::to_string))
+                        })
+                        .collect::<Result<Vec<Option<String>>>>()?;
                     [
                         &mut fingerprint.host,
                         &mut fingerprint.cluster,

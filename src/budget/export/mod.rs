@@ -64,7 +64,10 @@ impl Format {
     }
 }
 
-/// The job name calib gives a stratum's array, so `calib audit` can map it back.
+/// The job name calib gives a stratum's array, so `calib audit` can map it back:
+/// `calib-` and the stratum's slug (`[A-Za-z0-9._-]`, bounded), or
+/// `calib-stratum` for a stratum text that does not parse. Raw text: a script
+/// writer quotes it ([`crate::shell::quote`]).
 pub fn job_name(stratum: &str) -> String {
     let slug = crate::stratum::Stratum::parse(stratum)
         .map(|s| s.slug())
@@ -73,6 +76,8 @@ pub fn job_name(stratum: &str) -> String {
 }
 
 /// The `--comment` calib sets on a stratum's array: `calib stratum=<canonical>`.
+/// Raw text, the stratum as given: a script writer quotes it
+/// ([`crate::shell::quote`]).
 pub fn job_comment(stratum: &str) -> String {
     format!("calib stratum={stratum}")
 }

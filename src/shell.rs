@@ -1,0 +1,155 @@
+//! Values that end up in the shell scripts calib writes, kept from becoming code.
+//!
+//! `calib budget --format sbatch` writes text that a shell runs: `#SBATCH`
+//! directives, `#` comments that record what a time rests on, and `sbatch`
+//! command lines. Stratum labels, cluster and CPU names, the unit name and the
+//! script path in that text come from users, from timings files and from
+//! model files. Each is handled at both ends:
+//!
+//! * **At input**, [`refuse_control`] turns away a value that holds a control
+//!   character (`char::is_control`: newline, carriage return, tab, NUL, DEL,
+//!   the C1 range). No label or name needs one, and a newline is exactly what
+//!   ends a comment line and starts a command. [`text_argument`] is the same
+//!   check as a clap `value_parser` for flags.
+//! * **At output**, whatever got through (a model file edited by hand, a
+//!   library caller that built a budget itself): every word of a command line
+//!   goes through [`quote`], and every comment line, `#SBATCH` directives
+//!   included, through [`comment_text`].
+//!
+//! Assumptions. The script is read by a POSIX shell (sh, dash, bash, zsh in
+//! sh mode), in which a `#` comment runs to the next newline and nothing else
+//! ends it (a backslash before the newline does not continue a comment), and
+//! single quotes take every character literally but `'` itself. `#SBATCH`
+//! lines are also read by sbatch with its own grammar, line by line: it groups
+//! single-quoted text into one argument as the shell does, but takes a
+//! backslash as an escape even inside quotes, so a value with a backslash is
+//! read there without it. Quoting makes a word one literal argument; it cannot
+//! stop a program from reading an argument that starts with `-` as an option,
+//! which is the caller's concern (see the sbatch exporter's script argument).
+
+use std::fmt::Write;
+
+/// Characters that need no quotes anywhere in a POSIX shell word.
+fn is_plain(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c)
+}
+
+/// Quotes `word` so that a POSIX shell reads it as exactly one argument with
+/// exactly this text: plain words stay as they are (`job.sh`, `--time=60`),
+/// anything else is single-quoted with `'` written as `'\''`. A newline inside
+/// the quotes stays part of the word.
+pub fn quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(is_plain) {
+        return word.to_string();
+    }
+    let mut quoted = String::with_capacity(word.len() + 2);
+    quoted.push('\'');
+    for c in word.chars() {
+        if c == '\'' {
+            quoted.push_str(r"'\''");
+        } else {
+            quoted.push(c);
+        }
+    }
+    quoted.push('\'');
+    quoted
+}
+
+/// Characters that could end a comment line, or look as if they did: control
+/// characters, and Unicode's line and paragraph separators (which some editors
+/// draw as a line break).
+fn breaks_a_line(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// `text` made safe to follow `#` on one line: every control character (and
+/// U+2028, U+2029) is written as its Rust escape (`\n`, `\r`, `\0`,
+/// `\u{1b}`), so that no value can end the comment and start a command, nor
+/// move the cursor to hide what the line says. Other text is kept as it is.
+pub fn comment_text(text: &str) -> String {
+    if !text.chars().any(breaks_a_line) {
+        return text.to_string();
+    }
+    let mut safe = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if breaks_a_line(c) {
+            let _ = write!(safe, "{}", c.escape_debug());
+        } else {
+            safe.push(c);
+        }
+    }
+    safe
+}
+
+/// The longest part of a refused value that a message shows.
+const SHOWN_CHARS: usize = 80;
+
+/// Refuses `value` if it holds a control character; `what` names it for the
+/// message (`stratum label`, `column cluster`, ...). The message names the
+/// first such character by its code point (`U+000A`) and shows the value
+/// escaped, so that the message itself stays on one line.
+pub fn refuse_control(what: &str, value: &str) -> Result<(), String> {
+    let Some((at, c)) = value.chars().enumerate().find(|(_, c)| c.is_control()) else {
+        return Ok(());
+    };
+    let shown: String = value.chars().take(SHOWN_CHARS).collect();
+    let more = if value.chars().count() > SHOWN_CHARS {
+        "..."
+    } else {
+        ""
+    };
+    Err(format!(
+        "{what} `{}{more}` holds the control character U+{:04X} (character {}); \
+         labels and names are written into job scripts and their comments, where a \
+         control character could end a line, so none is accepted",
+        shown.escape_debug(),
+        c as u32,
+        at + 1
+    ))
+}
+
+/// A clap `value_parser` for text flags whose value reaches emitted scripts
+/// (`--unit-name`, `--script`, `--cluster`, `--stratum`, ...): the text as
+/// given, or the message of [`refuse_control`] (clap exits with status 2).
+pub fn text_argument(value: &str) -> Result<String, String> {
+    refuse_control("the value", value)?;
+    Ok(value.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_words_stay_and_others_are_single_quoted() {
+        assert_eq!(quote("job.sh"), "job.sh");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote("a\nb"), "'a\nb'");
+    }
+
+    #[test]
+    fn comment_text_escapes_every_line_end() {
+        let safe = comment_text("x\ny\rz\u{0}w\u{7f}v\u{85}u\u{2028}t");
+        assert!(!safe.chars().any(breaks_a_line), "{safe:?}");
+        assert_eq!(comment_text("x\ny"), r"x\ny");
+        assert_eq!(comment_text("déjà vu $(x) `y`"), "déjà vu $(x) `y`");
+    }
+
+    #[test]
+    fn refusal_names_the_character_and_stays_on_one_line() {
+        assert!(refuse_control("label", "dataset=Y ü").is_ok());
+        let e = refuse_control("label", "d=x\ntouch /tmp/p").unwrap_err();
+        assert!(e.contains("U+000A"), "{e}");
+        assert!(e.contains("character 4"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        for c in ['\r', '\t', '\0', '\u{7f}', '\u{9b}'] {
+            let e = refuse_control("label", &format!("a{c}b")).unwrap_err();
+            assert!(e.contains(&format!("U+{:04X}", c as u32)), "{e}");
+        }
+        let long = format!("{}\n", "x".repeat(5000));
+        let e = refuse_control("label", &long).unwrap_err();
+        assert!(e.len() < 400, "the message shows a bounded part: {e}");
+    }
+}

@@ -1,0 +1,93 @@
+//! `calib probe` names its file after the stratum, and a long stratum still
+//! gives a valid, distinct file name (the slug is cut and ends with a hash).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use calib::timings::{read_timings, IngestOptions};
+
+const CALIB: &str = env!("CARGO_BIN_EXE_calib");
+
+/// Probes `stratum` into `out` with a one-unit command; returns its file.
+fn probe(out: &Path, stratum: &str) -> PathBuf {
+    let mut c = Command::new(CALIB);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("SLURM_") {
+            c.env_remove(key);
+        }
+    }
+    let before = files(out);
+    let result = c
+        .env("SLURM_JOB_ID", "11")
+        .args(["probe", "--out"])
+        .arg(out)
+        .args(["-s", stratum, "--", "sh", "-c", "echo CALIB_UNIT"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        result.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let new: Vec<PathBuf> = files(out)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    new.into_iter().next().unwrap()
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default()
+}
+
+/// The stratum recorded in `file`, in canonical text.
+fn recorded_stratum(file: &Path) -> String {
+    let t = read_timings(&[file.to_path_buf()], &IngestOptions::default()).unwrap();
+    t.runs[0].stratum.canonical()
+}
+
+/// The stratum part of a file name: everything before the first `__`.
+fn slug_part(file: &Path) -> String {
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    name.split("__").next().unwrap().to_string()
+}
+
+#[test]
+fn labels_of_200_and_5000_characters_get_a_bounded_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in [200, 5000] {
+        let label = format!("k={}", "x".repeat(n));
+        let file = probe(dir.path(), &label);
+        let name = file.file_name().unwrap().len();
+        assert!(name <= 255, "{n}: a name of {name} bytes");
+        assert!(slug_part(&file).starts_with("k-xxxx"), "{}", file.display());
+        assert_eq!(
+            recorded_stratum(&file),
+            label,
+            "the rows keep the whole label"
+        );
+    }
+}
+
+#[test]
+fn long_labels_sharing_a_200_character_beginning_get_different_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = "y".repeat(200);
+    let a = probe(dir.path(), &format!("k={prefix}a"));
+    let b = probe(dir.path(), &format!("k={prefix}b"));
+    assert_ne!(slug_part(&a), slug_part(&b));
+    assert_eq!(recorded_stratum(&a), format!("k={prefix}a"));
+    assert_eq!(recorded_stratum(&b), format!("k={prefix}b"));
+}
+
+#[test]
+fn short_labels_keep_their_readable_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = probe(dir.path(), "model=7B,dataset=Y");
+    assert_eq!(slug_part(&file), "dataset-Y_model-7B");
+}
