@@ -349,7 +349,10 @@ fn a_model_file_that_cannot_project_is_refused_by_budget() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let err = text(&out.stderr);
-    assert!(err.contains("`params`") && err.contains("startup_s"), "{err}");
+    assert!(
+        err.contains("`params`") && err.contains("startup_s"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -78,7 +78,12 @@ fn case3_bound_covers_the_slow_seed() {
     let fastest = full.iter().cloned().fold(f64::MAX, f64::min);
     eprintln!(
         "case3: model {} predicted {:.0} floor {:.0} upper {:.0} slowest {:.0} fastest {:.0}",
-        s.form(), p.predicted_s, p.floor_s, p.upper_s, slowest, fastest
+        s.form(),
+        p.predicted_s,
+        p.floor_s,
+        p.upper_s,
+        slowest,
+        fastest
     );
     assert!(p.upper_s >= slowest);
     assert!(p.floor_s >= 0.95 * slowest && p.floor_s <= 1.05 * slowest);

@@ -122,7 +122,12 @@ fn a_negative_per_unit_cost_is_refused_naming_params() {
                 params["b"] = json!(0.0);
             }
         },
-        &["stratum `d=a`", "params", "-110", "expected a positive cost"],
+        &[
+            "stratum `d=a`",
+            "params",
+            "-110",
+            "expected a positive cost",
+        ],
     );
 }
 
@@ -131,7 +136,10 @@ fn a_negative_cost_in_an_alternative_form_is_refused_too() {
     let dir = tempfile::tempdir().unwrap();
     let doc = fitted(dir.path(), &timings_csv());
     let alternatives = doc["strata"][0]["alternatives"].as_array().unwrap();
-    assert!(!alternatives.is_empty(), "the fixture keeps another form plausible");
+    assert!(
+        !alternatives.is_empty(),
+        "the fixture keeps another form plausible"
+    );
     refused(
         "negative-alternative.json",
         |doc| {
@@ -430,6 +438,68 @@ proptest! {
         for (a, b) in report.model.strata.iter().zip(&loaded.strata) {
             for n in [1, 2, units, units + 1, 10 * units, 1000 * units] {
                 prop_assert_eq!(a.project(n, confidence), b.project(n, confidence));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hand edits of any number: refused, or loaded and projecting finite times.
+
+/// Every numeric leaf of `doc`, as JSON pointers.
+fn numeric_leaves(doc: &Value, at: String, out: &mut Vec<String>) {
+    match doc {
+        Value::Number(_) => out.push(at),
+        Value::Array(items) => {
+            for (k, v) in items.iter().enumerate() {
+                numeric_leaves(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                numeric_leaves(v, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn fitted_in_process(csv: &str) -> ModelFile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, csv).unwrap();
+    let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
+    fit_timings(&timings, &FitOptions::default()).unwrap().model
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_edited_number_is_refused_or_projects_finite_times(
+        pick in any::<prop::sample::Index>(),
+        value in prop_oneof![
+            Just(0.0), Just(-1.0), Just(1e300), Just(-1e300), Just(1e-300),
+            -1e6f64..1e6, -10.0f64..10.0,
+        ],
+    ) {
+        let model = fitted_in_process(&timings_csv());
+        let mut doc: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+        let mut leaves = Vec::new();
+        numeric_leaves(&doc, String::new(), &mut leaves);
+        let at = pick.get(&leaves).clone();
+        *doc.pointer_mut(&at).unwrap() = json!(value);
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_model(dir.path(), "edited.json", &doc);
+        if let Ok(loaded) = ModelFile::load(&path) {
+            for s in &loaded.strata {
+                let h = s.projection.probe_units;
+                for n in [1, h, 10 * h] {
+                    let p = s.project(n, 0.99);
+                    for v in [p.predicted_s, p.floor_s, p.upper_s] {
+                        prop_assert!(v.is_finite() && v > 0.0, "{at} = {value}: N={n}: {p:?}");
+                    }
+                }
             }
         }
     }

@@ -573,7 +573,7 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
     if k < 2 || horizon > 2_000_000 || runs.iter().any(|r| r.points.len() < 2) {
         return None;
     }
-    let curve = Curve::from(&*fit);
+    let curve = Curve::from(fit);
     let eval = Evaluator::new(&curve, horizon, floor);
     let totals: Vec<f64> = (0..=horizon).map(|u| eval.total(u)).collect();
     let expected = |u0: u64, u1: u64| {

@@ -15,9 +15,9 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::projection::Projector;
 use super::FitReport;
 use crate::error::{Error, Origin, Result};
+use crate::projection::Projector;
 
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
@@ -107,12 +107,7 @@ fn draw_on<DB: DrawingBackend>(
         let sr = &report.strata[k];
         let horizon = model.projection.probe_units;
         let proj = Projector::new(&model.projection);
-        let x_max = report
-            .options
-            .units
-            .unwrap_or(horizon)
-            .max(horizon)
-            .max(2);
+        let x_max = report.options.units.unwrap_or(horizon).max(horizon).max(2);
         // Sample the curve at up to 300 unit indices.
         let step = (x_max / 300).max(1);
         let xs: Vec<u64> = (1..=x_max).step_by(step as usize).chain([x_max]).collect();

@@ -186,12 +186,7 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
         0.0,
         "the sd of a run's log level (≈ coefficient of variation)",
     )?;
-    finite_at_least(
-        "spread.df",
-        s.df,
-        1.0,
-        "the spread's degrees of freedom",
-    )?;
+    finite_at_least("spread.df", s.df, 1.0, "the spread's degrees of freedom")?;
     finite_at_least(
         "spread.prior_sd",
         s.prior_sd,
@@ -238,13 +233,11 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
     // their own (the first may share its interval with the startup, which is
     // why c(1) may dip below zero): the cost at the longest run must be positive.
     let last = forms::unit_cost(c.form, p, horizon as f64);
-    if !(last > 0.0) {
+    // Also refuses NaN.
+    if last.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         let (name, given) = match c.form {
             Form::Constant | Form::Power => (field("params.a"), format!("is {}", p.a)),
-            Form::Linear | Form::Log => (
-                field("params"),
-                format!("has a = {}, b = {}", p.a, p.b),
-            ),
+            Form::Linear | Form::Log => (field("params"), format!("has a = {}, b = {}", p.a, p.b)),
         };
         return Err(Defect::new(
             name,
@@ -269,13 +262,16 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
 fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect> {
     let n = param_count(form);
     let name = |j: usize| PARAM_NAMES[j];
-    for j in 0..3 {
-        for k in 0..3 {
-            let v = cov[j][k];
+    for (j, row) in cov.iter().enumerate() {
+        for (k, &v) in row.iter().enumerate() {
             if !v.is_finite() {
                 return Err(Defect::new(
                     field,
-                    format!("has {v} at ({}, {}); expected finite numbers", name(j), name(k)),
+                    format!(
+                        "has {v} at ({}, {}); expected finite numbers",
+                        name(j),
+                        name(k)
+                    ),
                 ));
             }
             if (j >= n || k >= n) && v != 0.0 {
@@ -285,13 +281,13 @@ fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect
                 ));
             }
         }
-        if cov[j][j] < 0.0 {
+        if row[j] < 0.0 {
             return Err(Defect::new(
                 field,
                 format!(
                     "gives {} a variance of {}; expected a variance ≥ 0",
                     name(j),
-                    cov[j][j]
+                    row[j]
                 ),
             ));
         }
@@ -392,7 +388,11 @@ pub fn header(file: &ModelFile) -> Result<(), String> {
         .unwrap_or("")
         .split('.')
         .collect();
-    if parts.len() != 3 || parts.iter().any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit())) {
+    if parts.len() != 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return Err(format!(
             "`calib_version` is `{}`; expected the version of the calib that wrote the file, such as {}",
             version.escape_debug(),

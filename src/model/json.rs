@@ -324,7 +324,7 @@ pub(super) fn parse(text: &str) -> Result<ModelFile, ParseError> {
         None => {
             return Err(ParseError {
                 line: None,
-                message: "no `schema` field: not a model file of this calib (files written before the schema was versioned are not read); refit with `calib fit -o`".into(),
+                message: "not a calib model file of a schema this calib reads: it has no `schema` field (files written before model files were versioned are not read); refit with `calib fit -o`".into(),
             })
         }
         Some(value) => match value.as_u64() {
