@@ -53,13 +53,27 @@ pub fn show(label: &str) -> String {
     }
 }
 
+/// A number for a message: plain when short, in exponent form when it would
+/// run to many digits (1e300 is not printed as 301 of them).
+fn num(v: f64) -> String {
+    let magnitude = v.abs();
+    if v != 0.0 && !(1e-4..1e9).contains(&magnitude) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 fn finite_at_least(field: &str, value: f64, min: f64, what: &str) -> Result<(), Defect> {
     if value.is_finite() && value >= min {
         Ok(())
     } else {
         Err(Defect::new(
             field,
-            format!("is {value}; expected {what}, a finite number ≥ {min}"),
+            format!(
+                "is {}; expected {what}, a finite number ≥ {min}",
+                num(value)
+            ),
         ))
     }
 }
@@ -96,7 +110,7 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
             "min_unit_cost_s",
             format!(
                 "is {}; expected the smallest per-unit cost a projection counts, a finite number of seconds > 0",
-                p.min_unit_cost_s
+                num(p.min_unit_cost_s)
             ),
         ));
     }
@@ -166,7 +180,7 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
         if !value.is_finite() {
             return Err(Defect::new(
                 field,
-                format!("is {value}; expected a finite log level"),
+                format!("is {}; expected a finite log level", num(value)),
             ));
         }
     }
@@ -176,7 +190,8 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
             "spread.max_ln_level",
             format!(
                 "is {} but `spread.mean_ln_level` is {}; expected the most expensive run's level, at least the mean",
-                s.max_ln_level, s.mean_ln_level
+                num(s.max_ln_level),
+                num(s.mean_ln_level)
             ),
         ));
     }
@@ -208,7 +223,7 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
         if !value.is_finite() {
             return Err(Defect::new(
                 field(name),
-                format!("is {value}; expected a finite number"),
+                format!("is {}; expected a finite number", num(value)),
             ));
         }
     }
@@ -223,7 +238,7 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
             field("params.b"),
             format!(
                 "is {}; expected a power-law exponent from {} to {}",
-                p.b,
+                num(p.b),
                 POWER_EXPONENTS.start(),
                 POWER_EXPONENTS.end()
             ),
@@ -236,14 +251,18 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
     // Also refuses NaN.
     if last.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         let (name, given) = match c.form {
-            Form::Constant | Form::Power => (field("params.a"), format!("is {}", p.a)),
-            Form::Linear | Form::Log => (field("params"), format!("has a = {}, b = {}", p.a, p.b)),
+            Form::Constant | Form::Power => (field("params.a"), format!("is {}", num(p.a))),
+            Form::Linear | Form::Log => (
+                field("params"),
+                format!("has a = {}, b = {}", num(p.a), num(p.b)),
+            ),
         };
         return Err(Defect::new(
             name,
             format!(
-                "{given}: per-unit cost {} = {last} s at unit {horizon}, the longest probed run; expected a positive cost per unit",
-                c.form.formula()
+                "{given}: per-unit cost {} = {} s at unit {horizon}, the longest probed run; expected a positive cost per unit",
+                c.form.formula(),
+                num(last)
             ),
         ));
     }
@@ -268,7 +287,8 @@ fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect
                 return Err(Defect::new(
                     field,
                     format!(
-                        "has {v} at ({}, {}); expected finite numbers",
+                        "has {} at ({}, {}); expected finite numbers",
+                        num(v),
                         name(j),
                         name(k)
                     ),
@@ -287,7 +307,7 @@ fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect
                 format!(
                     "gives {} a variance of {}; expected a variance ≥ 0",
                     name(j),
-                    row[j]
+                    num(row[j])
                 ),
             ));
         }
@@ -300,9 +320,11 @@ fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect
                 return Err(Defect::new(
                     field,
                     format!(
-                        "is not symmetric: ({0}, {1}) is {a} but ({1}, {0}) is {b}",
+                        "is not symmetric: ({0}, {1}) is {2} but ({1}, {0}) is {3}",
                         name(j),
-                        name(k)
+                        name(k),
+                        num(a),
+                        num(b)
                     ),
                 ));
             }
@@ -311,7 +333,8 @@ fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect
                 return Err(Defect::new(
                     field,
                     format!(
-                        "has a covariance of {a} between {} and {}, beyond what their variances allow (a correlation outside ±1)",
+                        "has a covariance of {} between {} and {}, beyond what their variances allow (a correlation outside ±1)",
+                        num(a),
                         name(j),
                         name(k)
                     ),
@@ -371,7 +394,8 @@ fn projects(m: &StratumModel) -> Result<(), Defect> {
                 "params",
                 format!(
                     "with `spread` project {} s (upper bound {} s) for {units} units; expected finite, positive times",
-                    b.predicted_s, b.upper_s
+                    num(b.predicted_s),
+                    num(b.upper_s)
                 ),
             ));
         }

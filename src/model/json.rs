@@ -349,27 +349,28 @@ pub(super) fn parse(text: &str) -> Result<ModelFile, ParseError> {
     let model: ModelFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        ParseError {
-            line: line_of(&inner),
-            message: located(text, &path, &bare(&inner)),
-        }
+        let (line, message) = located(text, &path, line_of(&inner), &bare(&inner));
+        ParseError { line, message }
     })?;
     de.end().map_err(|e| not_a_model(&e))?;
     Ok(model)
 }
 
 /// `message` prefixed with where it applies: the stratum (by index and label)
-/// and the field within it.
-fn located(text: &str, path: &str, message: &str) -> String {
+/// and the field within it. Returns the line too when it points at the field:
+/// serde reports a stratum's own checks at the end of its object, which the
+/// field name locates better.
+fn located(text: &str, path: &str, line: Option<u64>, message: &str) -> (Option<u64>, String) {
     let hint = "refit with `calib fit -o`, or correct the field";
     let Some(rest) = path.strip_prefix("strata[") else {
         return match path {
-            "." | "" => format!("{message}; {hint}"),
-            field => format!("`{field}`: {message}; {hint}"),
+            // The file's own checks carry their advice.
+            "." | "" => (None, message.to_string()),
+            field => (line, format!("`{field}`: {message}; {hint}")),
         };
     };
     let Some((index, field)) = rest.split_once(']') else {
-        return format!("`{path}`: {message}; {hint}");
+        return (line, format!("`{path}`: {message}; {hint}"));
     };
     let label = index.parse::<usize>().ok().and_then(|k| {
         let doc: serde_json::Value = serde_json::from_str(text).ok()?;
@@ -384,7 +385,7 @@ fn located(text: &str, path: &str, message: &str) -> String {
         None => format!("strata[{index}]"),
     };
     match field.strip_prefix('.') {
-        Some(field) => format!("{at}: `{field}`: {message}; {hint}"),
-        None => format!("{at}: {message}; {hint}"),
+        Some(field) => (line, format!("{at}: `{field}`: {message}; {hint}")),
+        None => (None, format!("{at}: {message}; {hint}")),
     }
 }
