@@ -504,3 +504,54 @@ proptest! {
         }
     }
 }
+
+/// Every object key of `doc`, as (pointer to the object, key).
+fn keys(doc: &Value, at: String, out: &mut Vec<(String, String)>) {
+    match doc {
+        Value::Array(items) => {
+            for (k, v) in items.iter().enumerate() {
+                keys(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.push((at.clone(), k.clone()));
+                keys(v, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A key removed or its value replaced by another JSON type: never a panic,
+    /// and a refusal is an input error (exit 2).
+    #[test]
+    fn any_structural_edit_is_refused_or_loads(
+        pick in any::<prop::sample::Index>(),
+        replacement in prop_oneof![
+            Just(None), Just(Some(json!(null))), Just(Some(json!("text"))),
+            Just(Some(json!([]))), Just(Some(json!({}))), Just(Some(json!(true))),
+            Just(Some(json!(u64::MAX))), Just(Some(json!(-1))),
+        ],
+    ) {
+        let model = fitted_in_process(&timings_csv());
+        let mut doc: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+        let mut all = Vec::new();
+        keys(&doc, String::new(), &mut all);
+        let (parent, key) = pick.get(&all).clone();
+        let object = doc.pointer_mut(&parent).unwrap().as_object_mut().unwrap();
+        match replacement {
+            None => { object.remove(&key); }
+            Some(v) => { object.insert(key.clone(), v); }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_model(dir.path(), "edited.json", &doc);
+        if let Err(e) = ModelFile::load(&path) {
+            prop_assert_eq!(e.exit_code(), 2, "{}/{}: {}", parent, key, e);
+            prop_assert!(e.to_string().contains("edited.json"), "{}", e);
+        }
+    }
+}
