@@ -1,18 +1,60 @@
-//! calib-model.json: what `calib fit` learns and `calib budget` reads.
+//! calib-model.json: the boundary between `calib fit`, which writes it, and
+//! `calib budget`, which reads it.
 //!
-//! The contract fields (design.md) are `calib_version`, `created_at`, and per
-//! stratum `stratum`, `runs`, `units_probed`, `model`, `params`, `fingerprint`
-//! (`clusters`, `cpu_models`) and `warnings`. Everything else here is calib's own
-//! and may grow; readers must ignore fields they do not know.
+//! The file has its own versioned schema ([`SCHEMA`]). A file of a newer schema
+//! is refused with a message to upgrade calib; a file without one predates the
+//! schema and is refused with a message to refit. Within a schema, fields may be
+//! added that older readers ignore; anything that changes what a projection
+//! means bumps the schema.
+//!
+//! # Fields
+//!
+//! The contract fields (design.md): `calib_version`, `created_at` (RFC 3339),
+//! and per stratum `stratum` (canonical labels), `runs`, `units_probed`, `model`
+//! (the chosen cost form: `constant`, `linear`, `log` or `power`), `params`,
+//! `fingerprint` (`clusters`, `cpu_models`) and `warnings`.
+//!
+//! `params` are the chosen form's parameters, and a projection uses exactly
+//! these: `startup_s` (seconds before the first unit's own work, ≥ 0), `a` and,
+//! except for `constant`, `b`, in c(i) = a, a + b·i, a + b·ln i or a·i^b
+//! (b within -1..=3 for `power`). The per-unit cost at the longest probed run
+//! must be positive. Everything else a projection needs is stated too, each
+//! documented where the [`crate::projection`] types define it:
+//!
+//! | field | meaning | valid |
+//! |---|---|---|
+//! | `schema` | the version of this layout | [`SCHEMA`] |
+//! | `fit` | `{covariance, df}` of the chosen form's parameters: covariance over `startup_s, a[, b]` in that order, and the fit's residual degrees of freedom; `null` when the fit had none | finite, symmetric, variances ≥ 0, correlations within ±1; df ≥ 1 |
+//! | `alternatives` | the other forms the probe cannot rule out, each `{model, params, fit}`; the upper bound covers them | as the chosen form; each form once |
+//! | `probe_units` | the longest probed run, in units (H) | 1 ≤ H, H ≤ `units_probed` ≤ `runs`·H |
+//! | `min_unit_cost_s` | the smallest per-unit cost a projection counts | finite, > 0 |
+//! | `spread` | `{mean_ln_level, max_ln_level, sd, df, prior_sd}`: run levels on the log scale, the sd of a new run's level with its degrees of freedom, and the sd assumed before any run | finite; max ≥ mean; sd, prior_sd ≥ 0; df ≥ 1 |
+//! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
+//! | `selection` | how the form was chosen (for the record; projections do not use it) | |
+//!
+//! A file that breaks any of these is refused on load (exit 2), with the
+//! stratum and the field named. `calib fit` checks what it writes with the same
+//! rules, so what it writes always loads.
 
-use std::collections::BTreeMap;
+mod check;
+mod json;
+
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Origin, Result};
+use crate::forms::Form;
+use crate::projection::{ProjectionParams, Projector};
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+pub use check::Defect;
+
+/// The version of the model file layout this calib writes and reads.
+pub const SCHEMA: u32 = 1;
+
+/// A model file: one fitted model per stratum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "json::FileJson", into = "json::FileJson")]
 pub struct ModelFile {
     pub calib_version: String,
     /// RFC 3339.
@@ -34,20 +76,58 @@ pub struct ModelFingerprint {
     pub measured_from: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The model of one stratum.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "json::StratumJson", into = "json::StratumJson")]
 pub struct StratumModel {
     /// Canonical labels, `dataset=Y,model=7B`.
     pub stratum: String,
     pub runs: usize,
     /// Unit completions measured, summed over runs.
     pub units_probed: u64,
-    /// The chosen form of per-unit cost.
-    pub model: String,
-    pub params: BTreeMap<String, f64>,
+    /// What projections use: `model` and `params` are `projection.chosen`.
+    pub projection: ProjectionParams,
     pub fingerprint: ModelFingerprint,
     pub warnings: Vec<String>,
-    /// Everything a projection needs (owned by `crate::fit`).
-    pub curve: crate::fit::CurveState,
+    /// How the form was chosen, when the file says.
+    pub selection: Option<SelectionRecord>,
+}
+
+/// How `calib fit` chose the form (a record; projections do not use it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelectionRecord {
+    pub method: SelectionMethod,
+    /// The best-scoring form after the chosen one.
+    pub runner_up: Option<Form>,
+    /// Extrapolation scores, best first (holdout only).
+    #[serde(default)]
+    pub scores: Vec<ScoreRecord>,
+}
+
+/// How the form was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionMethod {
+    /// Fitted on the early part of the probe, scored on the later part.
+    Holdout,
+    /// Too short a probe for a holdout: constant, with linear kept plausible.
+    ProbeTooShort,
+    /// Run-length rows at two lengths: the power law through them.
+    TwoLengths,
+    /// Run-length rows at one length: a constant rate.
+    OneLength,
+}
+
+/// The extrapolation score of one form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreRecord {
+    pub model: Form,
+    /// |mean log error| predicting the later part; `null` when the form
+    /// predicted no positive duration for it (it cannot be scored).
+    pub score: Option<f64>,
+    pub se: Option<f64>,
+    pub bias: Option<f64>,
+    pub plausible: bool,
 }
 
 /// A projected new run of a stratum.
@@ -66,36 +146,112 @@ pub struct Projection {
 }
 
 impl StratumModel {
+    /// The chosen cost form.
+    pub fn form(&self) -> Form {
+        self.projection.chosen.form
+    }
+
+    /// The best-scoring form after the chosen one, when the file records it.
+    pub fn runner_up(&self) -> Option<Form> {
+        self.selection.as_ref().and_then(|s| s.runner_up)
+    }
+
+    /// The stratum as people read it: `(all)` for the empty one.
+    pub fn display_name(&self) -> &str {
+        if self.stratum.is_empty() {
+            "(all)"
+        } else {
+            &self.stratum
+        }
+    }
+
+    /// Checks the rules of the model file (see the module docs): what `calib
+    /// fit` writes, and what `calib budget` reads, follows them.
+    pub fn check(&self) -> std::result::Result<(), Defect> {
+        check::stratum(self)
+    }
+
     /// Projects a new run of `units` units at a one-sided `confidence` in (0, 1).
     pub fn project(&self, units: u64, confidence: f64) -> Projection {
-        crate::fit::project(self, units, confidence)
+        let bounds = Projector::new(&self.projection).project(units, confidence);
+        Projection {
+            units,
+            predicted_s: bounds.predicted_s,
+            floor_s: bounds.floor_s,
+            upper_s: bounds.upper_s,
+            confidence,
+            notes: self.notes(units),
+        }
+    }
+
+    /// The central projection alone (cheaper than [`StratumModel::project`]).
+    pub fn predicted_s(&self, units: u64) -> f64 {
+        Projector::new(&self.projection).predicted(units)
+    }
+
+    /// The chosen form's per-unit cost at `unit` at the mean run level, with
+    /// the projection's guards: what a unit costs, startup apart.
+    pub fn unit_cost_s(&self, unit: u64) -> f64 {
+        Projector::new(&self.projection).unit_cost(unit as f64) * self.mean_level()
+    }
+
+    /// The startup at the mean run level, seconds.
+    pub fn startup_s(&self) -> f64 {
+        self.projection.chosen.params.startup.max(0.0) * self.mean_level()
+    }
+
+    /// The mean run level relative to the curve (a factor, ≈ 1).
+    pub fn mean_level(&self) -> f64 {
+        self.projection.spread.mean_ln_level.exp()
+    }
+
+    fn notes(&self, units: u64) -> Vec<String> {
+        let params = &self.projection;
+        let mut notes = Vec::new();
+        let h = params.probe_units.max(1);
+        if units > h {
+            notes.push(format!(
+                "extrapolated {:.1}x beyond the longest probed run ({h} units); the bound widens with the distance",
+                units as f64 / h as f64
+            ));
+        }
+        let spread = &params.spread;
+        if spread.runs <= 1 {
+            notes.push(format!(
+                "one run measured: spread between runs unmeasured, assumed {:.0}%",
+                spread.prior_sd * 100.0
+            ));
+        } else {
+            notes.push(format!(
+                "spread between {} runs: {:.1}% (log-sd, shrunk toward {:.0}%)",
+                spread.runs,
+                spread.sd * 100.0,
+                spread.prior_sd * 100.0
+            ));
+        }
+        if !params.alternatives.is_empty() {
+            notes.push(format!(
+                "bound covers the forms the probe cannot rule out: {}",
+                params
+                    .curves()
+                    .map(|c| c.form.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        notes
     }
 }
 
 impl ModelFile {
-    /// Why this model cannot project, if it cannot: a stratum without a curve,
-    /// or one whose projections are not finite positive numbers (a hand-edited
-    /// file, or timings of absurd magnitude).
+    /// Why this model cannot be used, if it cannot: the first stratum that
+    /// breaks a rule of the schema, with the field named.
     pub fn defect(&self) -> Option<String> {
-        for stratum in &self.strata {
-            if stratum.curve.plausible.is_empty() {
-                return Some(format!("stratum {} has no fitted curve", stratum.stratum));
-            }
-            let horizon = stratum.curve.horizon.max(1);
-            for units in [1, horizon, horizon.saturating_mul(10)] {
-                let p = stratum.project(units, 0.99);
-                let fine = |x: f64| x.is_finite() && x > 0.0;
-                if !(fine(p.predicted_s) && fine(p.floor_s) && fine(p.upper_s)) {
-                    return Some(format!(
-                        "stratum {} projects {} s (upper {} s) for {units} units; expected finite, positive times",
-                        stratum.stratum, p.predicted_s, p.upper_s
-                    ));
-                }
-            }
-        }
-        None
+        check::file(self).err().map(|d| d.to_string())
     }
 
+    /// Reads and checks a model file. Bad files are input errors (exit 2)
+    /// naming the file, the stratum and the field.
     pub fn load(path: &Path) -> Result<ModelFile> {
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::input(
@@ -104,22 +260,13 @@ impl ModelFile {
                 format!("cannot read the model file: {e}"),
             )
         })?;
-        let model: ModelFile = serde_json::from_str(&text).map_err(|e| {
-            Error::input(
-                Origin::file(path),
-                Some(e.line() as u64),
-                format!(
-                    "not a calib model file: {e}; expected the JSON that `calib fit -o` writes"
-                ),
-            )
-        })?;
-        if let Some(defect) = model.defect() {
-            return Err(Error::input(
-                Origin::file(path),
-                None,
-                format!("{defect}; refit with `calib fit -o`"),
-            ));
-        }
-        Ok(model)
+        json::parse(&text).map_err(|e| Error::input(Origin::file(path), e.line, e.message))
+    }
+
+    /// The file's text, as `calib fit -o` writes it.
+    pub fn to_json(&self) -> Result<String> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| Error::Failed(format!("cannot encode the model: {e}")))?;
+        Ok(format!("{text}\n"))
     }
 }

@@ -330,10 +330,10 @@ fn a_model_file_that_cannot_project_is_refused_by_budget() {
     let model = dir.path().join("m.json");
     let out = calib(&["fit", &f, "-o", model.to_str().unwrap()], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // A hand edit that removes the fitted curve.
+    // A hand edit that removes the fitted parameters.
     let mut doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
-    doc["strata"][0]["curve"]["plausible"] = serde_json::json!([]);
+    doc["strata"][0]["params"] = serde_json::json!({});
     std::fs::write(&model, doc.to_string()).unwrap();
     let out = calib(
         &[
@@ -348,7 +348,11 @@ fn a_model_file_that_cannot_project_is_refused_by_budget() {
         None,
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("no fitted curve"));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("`params`") && err.contains("startup_s"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -36,16 +36,15 @@ fn runs_csv(cost: Cost, startup: f64, runs: usize, units: u64, cv: f64, seed: u6
 
 /// The fitted parameters of `form` (whichever form was chosen).
 fn params_of(r: &FitReport, form: &str) -> calib::fit::Params {
-    let state = &r.model.strata[0].curve;
-    state
-        .plausible
-        .iter()
+    let params = &r.model.strata[0].projection;
+    params
+        .curves()
         .find(|f| f.form.name() == form)
         .map(|f| f.params)
         .unwrap_or_else(|| {
             panic!(
                 "{form} not among plausible forms {:?}",
-                state.plausible.iter().map(|f| f.form).collect::<Vec<_>>()
+                params.curves().map(|f| f.form).collect::<Vec<_>>()
             )
         })
 }
@@ -67,7 +66,7 @@ fn linear_recovers_intercept_and_slope() {
         at: 201,
     };
     let r = fit_csv(&runs_csv(cost, 5.0, 4, 300, 0.02, 2));
-    assert_eq!(r.model.strata[0].model, "linear");
+    assert_eq!(r.model.strata[0].form().name(), "linear");
     let p = params_of(&r, "linear");
     // c(i) = 10 + 20 (i - 1) / 200 = 9.9 + 0.1 i
     approx::assert_relative_eq!(p.b, 0.1, max_relative = 0.03);
@@ -84,7 +83,7 @@ fn log_recovers_its_coefficients() {
         0.02,
         3,
     ));
-    assert_eq!(r.model.strata[0].model, "log");
+    assert_eq!(r.model.strata[0].form().name(), "log");
     let p = params_of(&r, "log");
     approx::assert_relative_eq!(p.a, 2.0, max_relative = 0.05);
     approx::assert_relative_eq!(p.b, 1.5, max_relative = 0.03);
@@ -100,7 +99,7 @@ fn power_recovers_scale_and_exponent() {
         0.02,
         4,
     ));
-    assert_eq!(r.model.strata[0].model, "power");
+    assert_eq!(r.model.strata[0].form().name(), "power");
     let p = params_of(&r, "power");
     approx::assert_relative_eq!(p.a, 2.0, max_relative = 0.05);
     approx::assert_relative_eq!(p.b, 0.6, max_relative = 0.03);
@@ -115,7 +114,7 @@ fn a_flat_cost_keeps_a_flat_projection() {
     assert!(
         (p.predicted_s / 5000.0 - 1.0).abs() < 0.05,
         "{} {}",
-        s.model,
+        s.form(),
         p.predicted_s
     );
     assert!(p.upper_s >= 5000.0);

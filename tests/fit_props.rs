@@ -3,8 +3,9 @@
 
 use std::io::Write;
 
-use calib::fit::{fit_timings, CurveFit, CurveState, FitOptions, Form, Params, Spread};
+use calib::fit::{fit_timings, FitOptions, Form, Params, Spread};
 use calib::model::{ModelFingerprint, StratumModel};
+use calib::projection::{Curve, FitUncertainty, ProjectionParams, RunSpread};
 use calib::synth::{self, Cost, Rng, RunSpec};
 use calib::timings::{read_timings, IngestOptions};
 use proptest::prelude::*;
@@ -98,17 +99,19 @@ proptest! {
         for j in 0..3 { for k in 0..3 {
             cov[j][k] = sd[j] * sd[k] * if j == k { 1.0 } else { corr };
         }}
-        let fit = CurveFit { form, params: Params { startup, a, b }, startup_fitted: true, cov, df: 7.0 };
-        let state = CurveState {
-            plausible: vec![fit.clone(), CurveFit { form: Form::Constant, ..fit }],
-            horizon,
-            unit_floor_s: 1e-6,
-            spread: Spread::from_levels(&levels, 0.1, 3.0),
-            ..CurveState::default()
+        let fit = Curve { form, params: Params { startup, a, b }, fit: Some(FitUncertainty { covariance: cov, df: 7.0 }) };
+        let projection = ProjectionParams {
+            chosen: fit.clone(),
+            alternatives: vec![Curve { form: Form::Constant, ..fit }],
+            probe_units: horizon,
+            min_unit_cost_s: 1e-6,
+            spread: RunSpread::from(&Spread::from_levels(&levels, 0.1, 3.0)),
+            extrapolation_kappa: 0.05,
         };
+        // Built in memory, unchecked: the projection's guards alone must hold.
         let model = StratumModel {
-            stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, model: form.name().into(),
-            params: Default::default(), fingerprint: ModelFingerprint::default(), warnings: vec![], curve: state,
+            stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, projection,
+            fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None,
         };
         let mut ns = ns;
         ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);

@@ -24,8 +24,8 @@ fn case1_full_probe_projects_the_trend() {
     let s = stratum(&r, "dataset=X");
     let p = s.project(100, 0.99);
     let truth = full.iter().sum::<f64>() / full.len() as f64;
-    eprintln!("case1 full: model {} runner-up {:?} predicted {:.0} floor {:.0} upper {:.0} truth {:.0} scores {:?}", s.model, s.curve.runner_up, p.predicted_s, p.floor_s, p.upper_s, truth, s.curve.scores);
-    assert_eq!(s.model, "linear");
+    eprintln!("case1 full: model {} runner-up {:?} predicted {:.0} floor {:.0} upper {:.0} truth {:.0} scores {:?}", s.form(), s.runner_up(), p.predicted_s, p.floor_s, p.upper_s, truth, s.selection);
+    assert_eq!(s.form().name(), "linear");
     assert!(
         (p.predicted_s / truth - 1.0).abs() < 0.03,
         "{} vs {truth}",
@@ -47,7 +47,7 @@ fn case1_seven_unit_probe_bound_covers_the_run() {
         let s = stratum(&r, "dataset=X");
         let p = s.project(100, 0.99);
         let mean_rate = r.strata[0].mean_rate_s;
-        eprintln!("case1 7u seed {seed}: model {} predicted {:.0} upper {:.0} truth {:.0} mean-underestimate {:.3}", s.model, p.predicted_s, p.upper_s, full[0], full[0] / (100.0 * mean_rate));
+        eprintln!("case1 7u seed {seed}: model {} predicted {:.0} upper {:.0} truth {:.0} mean-underestimate {:.3}", s.form(), p.predicted_s, p.upper_s, full[0], full[0] / (100.0 * mean_rate));
         assert!(
             p.upper_s >= full[0],
             "seed {seed}: upper {} < truth {}",
@@ -78,7 +78,12 @@ fn case3_bound_covers_the_slow_seed() {
     let fastest = full.iter().cloned().fold(f64::MAX, f64::min);
     eprintln!(
         "case3: model {} predicted {:.0} floor {:.0} upper {:.0} slowest {:.0} fastest {:.0}",
-        s.model, p.predicted_s, p.floor_s, p.upper_s, slowest, fastest
+        s.form(),
+        p.predicted_s,
+        p.floor_s,
+        p.upper_s,
+        slowest,
+        fastest
     );
     assert!(p.upper_s >= slowest);
     assert!(p.floor_s >= 0.95 * slowest && p.floor_s <= 1.05 * slowest);
@@ -97,7 +102,7 @@ fn case4_run_lengths_extrapolate_to_ten_thousand() {
     let p = s.project(10_000, 0.99);
     let truth = synth::RUN_LENGTH_COST.total(10_000);
     let rate100 = synth::RUN_LENGTH_COST.total(100) / 100.0;
-    eprintln!("case4: model {} params {:?} predicted {:.0} floor {:.0} upper {:.0} truth {:.0} plain-100 under {:.3}", s.model, s.params, p.predicted_s, p.floor_s, p.upper_s, truth, truth / (rate100 * 10_000.0));
+    eprintln!("case4: model {} params {:?} predicted {:.0} floor {:.0} upper {:.0} truth {:.0} plain-100 under {:.3}", s.form(), s.projection.chosen.params, p.predicted_s, p.floor_s, p.upper_s, truth, truth / (rate100 * 10_000.0));
     assert!((p.predicted_s / truth - 1.0).abs() < 0.05);
     assert!(p.upper_s >= truth);
     assert!((truth / (rate100 * 10_000.0) - 1.48).abs() < 0.02);

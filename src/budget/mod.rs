@@ -14,7 +14,6 @@ pub mod summary;
 pub mod transfer;
 
 use crate::error::{Error, Result};
-use crate::fit::project::Evaluator;
 use crate::model::{ModelFile, Projection, StratumModel};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::{format_minutes, human_duration};
@@ -206,8 +205,10 @@ fn budget_stratum(
     let projection = stratum.project(units, confidence);
     let sane = |x: f64| x.is_finite() && x >= 0.0;
     if !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s)) {
-        return Err(Error::Failed(format!(
-            "the model of stratum {} gives no usable projection for {units} units (predicted {}, measured {}, upper {}); refit it with `calib fit`",
+        // A checked model projects finite times; only a run far beyond the
+        // probe can overflow them, which is a request calib cannot size.
+        return Err(Error::Refused(format!(
+            "the model of stratum {} gives no usable projection for {units} units (predicted {}, measured {}, upper {}); ask for fewer units, or probe longer runs",
             stratum.stratum, projection.predicted_s, projection.floor_s, projection.upper_s
         )));
     }
@@ -260,31 +261,18 @@ fn budget_stratum(
     })
 }
 
+/// What the model states about how the stratum was measured and what a unit
+/// costs (the model's own figures: budget recomputes nothing the fit knew).
 fn basis_of(stratum: &StratumModel) -> Basis {
-    let curve = &stratum.curve;
-    let probe_units = curve.horizon.max(1);
-    // The chosen form's own per-unit cost at the mean run level: what a unit
-    // cost, without the startup, at the first unit and at the probe's last.
-    let (rate_first_s, rate_last_s, startup_s) = match curve.plausible.first() {
-        Some(fit) => {
-            let evaluator = Evaluator::new(fit, curve.horizon, curve.unit_floor_s);
-            let level = curve.spread.mean_ln_level.exp();
-            (
-                evaluator.unit_cost(1.0) * level,
-                evaluator.unit_cost(probe_units as f64) * level,
-                fit.params.startup.max(0.0) * level,
-            )
-        }
-        None => (f64::NAN, f64::NAN, f64::NAN),
-    };
+    let probe_units = stratum.projection.probe_units;
     Basis {
         runs: stratum.runs,
         units_probed: stratum.units_probed,
         probe_units,
-        model: stratum.model.clone(),
-        rate_first_s,
-        rate_last_s,
-        startup_s,
+        model: stratum.form().name().to_string(),
+        rate_first_s: stratum.unit_cost_s(1),
+        rate_last_s: stratum.unit_cost_s(probe_units),
+        startup_s: stratum.startup_s(),
         clusters: stratum.fingerprint.clusters.clone(),
         cpu_models: stratum.fingerprint.cpu_models.clone(),
         measured_from: stratum.fingerprint.measured_from.clone(),

@@ -23,10 +23,13 @@
 //!    The fit's covariance is rescaled by the ratio of the within-run residual
 //!    variance (each run against the curve at its own level) to the pooled one
 //!    (never widened), so that level differences count once, in the spread.
-//! 6. **Projection** ([`project`]): predicted, floor (the most expensive run
-//!    observed) and a one-sided prediction bound combining spread, the fit's own
-//!    uncertainty (delta method) and an extrapolation allowance growing with
-//!    ln(N / longest probe); maximum over plausible forms.
+//! 6. **Model** ([`schema`]): the chosen and the other plausible forms, the
+//!    spread and the probe's length become the model schema
+//!    ([`crate::model::StratumModel`]), checked by the rules every model file
+//!    must follow. Projections (predicted, floor, and a one-sided bound combining
+//!    spread, the fit's own uncertainty and an extrapolation allowance) are
+//!    computed from the schema alone by [`crate::projection`], here as in
+//!    `calib budget`.
 //!
 //! Differences from the lead's suggested method: per-run projections use the
 //! pooled shape scaled by each run's level (measured at the run's last unit) for
@@ -39,26 +42,28 @@
 //! the statistics.
 
 pub mod export;
-pub mod forms;
 pub mod lsq;
 pub mod plot;
-pub mod project;
+pub mod schema;
 pub mod select;
 pub mod spread;
 pub mod warnings;
 
+/// The cost forms are shared with the projection (`crate::forms`); `fit::forms`
+/// keeps naming them where the fit's own modules use them.
+pub use crate::forms;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::{Deserialize, Serialize};
-
 pub use forms::{Form, Params};
-pub use project::{project, CurveFit};
+pub use schema::CurveFit;
 pub use select::{FormScore, Selection};
 pub use spread::Spread;
 pub use warnings::FitWarning;
 
 use crate::error::{Error, Origin, Result};
 use crate::model::{ModelFile, ModelFingerprint, StratumModel};
+use crate::projection::{Curve, Evaluator, ProjectionParams, Projector, RunSpread};
 use crate::timings::{RunTimings, Timings};
 
 /// Knobs of the fit; the defaults are the documented method.
@@ -70,7 +75,7 @@ pub struct FitOptions {
     pub units: Option<u64>,
     /// Prior run-to-run spread (log-sd, ≈ coefficient of variation).
     pub spread_prior_sd: f64,
-    /// Weight of that prior, in pseudo-runs.
+    /// Weight of that prior, in pseudo-runs (at least 1).
     pub spread_prior_runs: f64,
     /// Extrapolation allowance: log-sd added per e-fold beyond the longest probe.
     pub extrapolation_kappa: f64,
@@ -88,62 +93,32 @@ impl Default for FitOptions {
     }
 }
 
-/// One run's level relative to the chosen curve.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunLevel {
-    pub run: String,
-    pub units: u64,
-    pub elapsed_s: f64,
-    /// ln(elapsed / curve at its last unit).
-    pub ln_level: f64,
-}
-
-/// Everything a projection needs; stored in calib-model.json as `curve`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CurveState {
-    /// The chosen form first, then the other plausible forms.
-    pub plausible: Vec<CurveFit>,
-    pub runner_up: Option<Form>,
-    pub selection: Selection,
-    pub scores: Vec<FormScore>,
-    /// Longest run probed, in units.
-    pub horizon: u64,
-    /// Smallest per-unit cost a projection uses (positivity guard), seconds.
-    pub unit_floor_s: f64,
-    pub spread: Spread,
-    pub extrapolation_kappa: f64,
-    pub levels: Vec<RunLevel>,
-}
-
-impl Default for CurveState {
-    fn default() -> Self {
-        CurveState {
-            plausible: vec![CurveFit {
-                form: Form::Constant,
-                params: Params {
-                    startup: 0.0,
-                    a: 1.0,
-                    b: 0.0,
-                },
-                startup_fitted: false,
-                cov: [[0.0; 3]; 3],
-                df: 0.0,
-            }],
-            runner_up: None,
-            selection: Selection::OneLength,
-            scores: Vec::new(),
-            horizon: 1,
-            unit_floor_s: 1e-9,
-            spread: Spread::from_levels(&[0.0], 0.1, 3.0),
-            extrapolation_kappa: 0.05,
-            levels: Vec::new(),
+impl FitOptions {
+    /// The options a model file can state: see [`crate::model`].
+    fn check(&self) -> Result<()> {
+        if !(self.confidence > 0.5 && self.confidence < 1.0) {
+            return Err(Error::input(
+                Origin::Argument("--confidence".into()),
+                None,
+                format!(
+                    "{} is not a one-sided confidence; expected a number in (0.5, 1), e.g. 0.99",
+                    self.confidence
+                ),
+            ));
         }
-    }
-}
-
-impl CurveState {
-    pub fn chosen(&self) -> &CurveFit {
-        &self.plausible[0]
+        let knobs = [
+            ("spread_prior_sd", self.spread_prior_sd, 0.0),
+            ("spread_prior_runs", self.spread_prior_runs, 1.0),
+            ("extrapolation_kappa", self.extrapolation_kappa, 0.0),
+        ];
+        for (name, value, min) in knobs {
+            if !(value.is_finite() && value >= min) {
+                return Err(Error::Refused(format!(
+                    "fit option {name} is {value}; expected a finite number ≥ {min}"
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -175,25 +150,14 @@ pub struct FitReport {
 impl FitReport {
     /// Plain-mean underestimate at N: predicted / (mean rate x N).
     pub fn mean_underestimate(&self, k: usize, units: u64) -> f64 {
-        let state = &self.model.strata[k].curve;
-        let predicted =
-            project::Projector::new(state).curve(units) * state.spread.mean_ln_level.exp();
+        let predicted = self.model.strata[k].predicted_s(units);
         predicted / (self.strata[k].mean_rate_s * units as f64)
     }
 }
 
 /// Fits every stratum of `timings`.
 pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport> {
-    if !(options.confidence > 0.5 && options.confidence < 1.0) {
-        return Err(Error::input(
-            Origin::Argument("--confidence".into()),
-            None,
-            format!(
-                "{} is not a one-sided confidence; expected a number in (0.5, 1), e.g. 0.99",
-                options.confidence
-            ),
-        ));
-    }
+    options.check()?;
     let mut groups: BTreeMap<String, Vec<&RunTimings>> = BTreeMap::new();
     for run in &timings.runs {
         if !run.points.is_empty() {
@@ -235,10 +199,10 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
             .collect()
     });
     for result in results {
-        let (model, report, w) = result?;
-        strata.push(model);
-        reports.push(report);
-        warnings.extend(w);
+        let fit = result?;
+        strata.push(fit.model);
+        reports.push(fit.report);
+        warnings.extend(fit.warnings);
     }
     // Strata differing by more than 2x in per-unit cost.
     if reports.len() >= 2 {
@@ -258,7 +222,7 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
                 fast_rate_s: fast.mean_rate_s,
             };
             for m in strata.iter_mut() {
-                if m.stratum == slow.stratum || m.stratum == fast.stratum {
+                if m.display_name() == slow.stratum || m.display_name() == fast.stratum {
                     m.warnings.push(w.to_string());
                 }
             }
@@ -297,11 +261,29 @@ fn fingerprint(runs: &[&RunTimings]) -> ModelFingerprint {
     }
 }
 
-type StratumFit = (StratumModel, StratumReport, Vec<FitWarning>);
+/// One stratum's share of a [`FitReport`].
+struct StratumFit {
+    model: StratumModel,
+    report: StratumReport,
+    warnings: Vec<FitWarning>,
+}
 
-fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
-    let display = if name.is_empty() { "(all)" } else { name };
-    // 1. Intervals, aggregated.
+/// A stratum's rows as intervals (step 1), with what the report needs of them.
+struct Intervals {
+    /// Aggregated over runs, sorted by (u0, u1).
+    obs: Vec<lsq::Obs>,
+    /// Per run: (unit, per-unit cost) of each interval, at its last unit.
+    points: Vec<Vec<(u64, f64)>>,
+    views: Vec<select::RunView>,
+    /// Σ over runs of the last unit.
+    units_probed: u64,
+    /// Longest run, in units (H).
+    horizon: u64,
+    /// Σ elapsed / Σ units.
+    mean_rate_s: f64,
+}
+
+fn intervals(runs: &[&RunTimings]) -> Intervals {
     // Unit intervals (u-1, u] by u (the common case, no hashing); others hashed.
     let mut unit_obs: Vec<lsq::Obs> = Vec::new();
     let mut agg: HashMap<(u64, u64), lsq::Obs> = HashMap::new();
@@ -309,7 +291,6 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
     let mut views = Vec::with_capacity(runs.len());
     let mut units_probed = 0u64;
     let mut total_elapsed = 0.0;
-    let mut total_units = 0u64;
     for run in runs {
         let mut prev = (0u64, 0.0f64);
         let mut run_points = Vec::with_capacity(run.points.len());
@@ -341,7 +322,6 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         }
         units_probed += prev.0;
         total_elapsed += prev.1;
-        total_units += prev.0;
         points.push(run_points);
         views.push(select::RunView {
             points: run.points.clone(),
@@ -355,22 +335,66 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         .filter_map(|v| v.points.last().map(|p| p.0))
         .max()
         .unwrap_or(1);
-    let mean_rate_s = total_elapsed / total_units.max(1) as f64;
+    Intervals {
+        obs,
+        points,
+        views,
+        units_probed,
+        horizon,
+        mean_rate_s: total_elapsed / units_probed.max(1) as f64,
+    }
+}
 
-    // 2-3. Every form on all the data.
-    let full: Vec<lsq::FormFit> = Form::ALL
+/// Steps 2-3: every form fitted to all the intervals, keeping those a model
+/// file can state: finite estimates and a positive per-unit cost at the
+/// longest run (the last units were measured, each taking time; a form that
+/// gives them none describes the noise, not the run).
+fn candidate_fits(obs: &[lsq::Obs], horizon: u64) -> Vec<lsq::FormFit> {
+    Form::ALL
         .iter()
-        .filter_map(|&f| lsq::fit_form(f, &obs, true))
-        .collect();
+        .filter_map(|&f| lsq::fit_form(f, obs, true))
+        .filter(|fit| {
+            let p = &fit.params;
+            let finite = [p.startup, p.a, p.b, fit.df]
+                .iter()
+                .chain(fit.cov.iter().flatten())
+                .all(|v| v.is_finite());
+            finite && forms::unit_cost(fit.form, p, horizon as f64) > 0.0
+        })
+        .collect()
+}
+
+/// Step 5: each run's log level against the chosen curve, at its last unit.
+fn run_levels(chosen: &Evaluator, runs: &[&RunTimings]) -> Vec<f64> {
+    runs.iter()
+        .map(|run| {
+            let &(u, t) = run.points.last().expect("runs with points only");
+            let p = chosen.total(u);
+            if t > 0.0 && p > 0.0 {
+                (t / p).ln()
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
+    let display = if name.is_empty() { "(all)" } else { name };
+    let data = intervals(runs);
+    let horizon = data.horizon;
+    let full = candidate_fits(&data.obs, horizon);
     if full.is_empty() {
         return Err(Error::input(
             Origin::Argument("PATH".into()),
             None,
-            format!("stratum {display}: no cost model could be fitted to its rows"),
+            format!(
+                "stratum {display}: no cost model with a positive per-unit cost could be fitted to its rows; expected timings whose last units take measurable time"
+            ),
         ));
     }
     // 4. Selection.
-    let choice = select::choose(&obs, &views, &full);
+    let choice = select::choose(&data.obs, &data.views, &full);
     let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
     let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
     for &f in &choice.plausible {
@@ -378,30 +402,17 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
             plausible.push(CurveFit::from(fit_of(f)));
         }
     }
-    let unit_floor_s = (mean_rate_s * 1e-6).max(1e-12);
+    let min_unit_cost_s = (data.mean_rate_s * 1e-6).max(1e-12);
     // 5. Spread: levels against the chosen curve.
-    let chosen_fit = plausible[0].clone();
-    let chosen_eval = project::Evaluator::new(&chosen_fit, horizon, unit_floor_s);
-    let mut levels = Vec::with_capacity(runs.len());
-    for run in runs {
-        let &(u, t) = run.points.last().unwrap();
-        let p = chosen_eval.total(u);
-        let ln_level = if t > 0.0 && p > 0.0 {
-            (t / p).ln()
-        } else {
-            0.0
-        };
-        levels.push(RunLevel {
-            run: run.run.clone(),
-            units: u,
-            elapsed_s: t,
-            ln_level,
-        });
-    }
+    let chosen_curve = Curve::from(&plausible[0]);
+    let ln_levels = run_levels(
+        &Evaluator::new(&chosen_curve, horizon, min_unit_cost_s),
+        runs,
+    );
     // The fits' residual variance includes the level differences between runs,
     // which the spread term counts already: use the within-run variance instead.
     for fit in plausible.iter_mut() {
-        if let Some(ratio) = within_run_ratio(fit, runs, horizon, unit_floor_s) {
+        if let Some(ratio) = within_run_ratio(fit, runs, horizon, min_unit_cost_s) {
             for row in fit.cov.iter_mut() {
                 for v in row.iter_mut() {
                     *v *= ratio;
@@ -412,111 +423,144 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
             fit.df = (fit.df - (runs.len() - 1) as f64).max(1.0);
         }
     }
-    let ln_levels: Vec<f64> = levels.iter().map(|l| l.ln_level).collect();
     let spread = Spread::from_levels(
         &ln_levels,
         options.spread_prior_sd,
         options.spread_prior_runs,
     );
-    let chosen = plausible[0].clone();
-    let first_cost_s = chosen_eval.unit_cost(1.0);
-    let last_cost_s = chosen_eval.unit_cost(horizon as f64);
-    let trend_pct = (last_cost_s / first_cost_s - 1.0) * 100.0;
-    let curve = CurveState {
-        plausible,
-        runner_up: choice.runner_up,
-        selection: choice.selection,
-        scores: choice.scores.clone(),
-        horizon,
-        unit_floor_s,
-        spread,
+    // 6. What a projection needs: the model schema.
+    let projection = ProjectionParams {
+        chosen: Curve::from(&plausible[0]),
+        alternatives: plausible[1..].iter().map(Curve::from).collect(),
+        probe_units: horizon,
+        min_unit_cost_s,
+        spread: RunSpread::from(&spread),
         extrapolation_kappa: options.extrapolation_kappa,
-        levels,
     };
-
-    // Warnings.
-    let mut w = Vec::new();
+    let projector = Projector::new(&projection);
+    let first_cost_s = projector.unit_cost(1.0);
+    let last_cost_s = projector.unit_cost(horizon as f64);
+    let trend_pct = (last_cost_s / first_cost_s - 1.0) * 100.0;
     let fp = fingerprint(runs);
+    let w = stratum_warnings(&StratumFacts {
+        display,
+        runs: runs.len(),
+        horizon,
+        choice: &choice,
+        fingerprint: &fp,
+        first_cost_s,
+        last_cost_s,
+        trend_pct,
+        points: &data.points,
+        options,
+    });
+    let model = StratumModel {
+        stratum: name.to_string(),
+        runs: runs.len(),
+        units_probed: data.units_probed,
+        projection,
+        fingerprint: fp,
+        warnings: w.iter().map(|x| x.to_string()).collect(),
+        selection: Some(schema::selection_record(&choice)),
+    };
+    // What is written must load: the same rules as `calib budget --model`.
+    model.check().map_err(|defect| {
+        Error::input(
+            Origin::Argument("PATH".into()),
+            None,
+            format!(
+                "stratum {display}: the fitted model breaks a rule of the model file ({defect}); check the time column's unit (seconds) and magnitude"
+            ),
+        )
+    })?;
+    let report = StratumReport {
+        stratum: display.to_string(),
+        points: data.points,
+        first_cost_s,
+        last_cost_s,
+        trend_pct,
+        mean_rate_s: data.mean_rate_s,
+    };
+    Ok(StratumFit {
+        model,
+        report,
+        warnings: w,
+    })
+}
+
+/// What the warnings of one stratum are decided from.
+struct StratumFacts<'a> {
+    display: &'a str,
+    runs: usize,
+    horizon: u64,
+    choice: &'a select::Choice,
+    fingerprint: &'a ModelFingerprint,
+    first_cost_s: f64,
+    last_cost_s: f64,
+    trend_pct: f64,
+    points: &'a [Vec<(u64, f64)>],
+    options: &'a FitOptions,
+}
+
+fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
+    let stratum = || f.display.to_string();
+    let mut w = Vec::new();
+    let fp = f.fingerprint;
     if fp.clusters.len() > 1 || fp.cpu_models.len() > 1 {
         w.push(FitWarning::MixedMachines {
-            stratum: display.to_string(),
+            stratum: stratum(),
             clusters: fp.clusters.clone(),
             cpu_models: fp.cpu_models.clone(),
         });
     }
-    match choice.selection {
+    match f.choice.selection {
         Selection::ProbeTooShort => w.push(FitWarning::ProbeTooShort {
-            stratum: display.to_string(),
-            units: horizon,
+            stratum: stratum(),
+            units: f.horizon,
             needed: select::MIN_UNITS,
         }),
         Selection::TwoLengths | Selection::OneLength => w.push(FitWarning::CurvatureUnmeasured {
-            stratum: display.to_string(),
-            lengths: choice.lengths.clone(),
+            stratum: stratum(),
+            lengths: f.choice.lengths.clone(),
         }),
         Selection::Holdout => {}
     }
-    let constant_ruled_out = !choice.plausible.contains(&Form::Constant);
-    if chosen.form != Form::Constant
-        && (constant_ruled_out || choice.selection == Selection::TwoLengths)
-        && trend_pct.abs() >= 5.0
+    let constant_ruled_out = !f.choice.plausible.contains(&Form::Constant);
+    if f.choice.chosen != Form::Constant
+        && (constant_ruled_out || f.choice.selection == Selection::TwoLengths)
+        && f.trend_pct.abs() >= 5.0
     {
         w.push(FitWarning::SignificantTrend {
-            stratum: display.to_string(),
-            first_s: first_cost_s,
-            last_s: last_cost_s,
-            horizon,
-            trend_pct,
+            stratum: stratum(),
+            first_s: f.first_cost_s,
+            last_s: f.last_cost_s,
+            horizon: f.horizon,
+            trend_pct: f.trend_pct,
         });
     }
-    if let Some(wu) = slow_first_unit(&points) {
+    if let Some(wu) = slow_first_unit(f.points) {
         w.push(FitWarning::SlowFirstUnit {
-            stratum: display.to_string(),
+            stratum: stratum(),
             first_s: wu.0,
             typical_s: wu.1,
         });
     }
-    if runs.len() == 1 {
+    if f.runs == 1 {
         w.push(FitWarning::SpreadUnmeasured {
-            stratum: display.to_string(),
-            assumed_pct: options.spread_prior_sd * 100.0,
+            stratum: stratum(),
+            assumed_pct: f.options.spread_prior_sd * 100.0,
         });
     }
-    if let Some(units) = options.units {
-        if units > 5 * horizon {
+    if let Some(units) = f.options.units {
+        if units > 5 * f.horizon {
             w.push(FitWarning::FarExtrapolation {
-                stratum: display.to_string(),
+                stratum: stratum(),
                 units,
-                probed: horizon,
+                probed: f.horizon,
             });
         }
     }
-
-    let mut params = BTreeMap::new();
-    params.insert("startup_s".to_string(), chosen.params.startup);
-    params.insert("a".to_string(), chosen.params.a);
-    if chosen.form.has_b() {
-        params.insert("b".to_string(), chosen.params.b);
-    }
-    let model = StratumModel {
-        stratum: name.to_string(),
-        runs: runs.len(),
-        units_probed,
-        model: chosen.form.name().to_string(),
-        params,
-        fingerprint: fp,
-        warnings: w.iter().map(|x| x.to_string()).collect(),
-        curve,
-    };
-    let report = StratumReport {
-        stratum: display.to_string(),
-        points,
-        first_cost_s,
-        last_cost_s,
-        trend_pct,
-        mean_rate_s,
-    };
-    Ok((model, report, w))
+    w
 }
 
 /// Ratio (≤ 1) of the within-run residual variance to the pooled one for a fit
@@ -529,7 +573,8 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
     if k < 2 || horizon > 2_000_000 || runs.iter().any(|r| r.points.len() < 2) {
         return None;
     }
-    let eval = project::Evaluator::new(fit, horizon, floor);
+    let curve = Curve::from(fit);
+    let eval = Evaluator::new(&curve, horizon, floor);
     let totals: Vec<f64> = (0..=horizon).map(|u| eval.total(u)).collect();
     let expected = |u0: u64, u1: u64| {
         if u0 == 0 {

@@ -15,9 +15,9 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::project::Projector;
 use super::FitReport;
 use crate::error::{Error, Origin, Result};
+use crate::projection::Projector;
 
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
@@ -105,27 +105,21 @@ fn draw_on<DB: DrawingBackend>(
     {
         let model = &report.model.strata[k];
         let sr = &report.strata[k];
-        let state = &model.curve;
-        let proj = Projector::new(state);
-        let x_max = report
-            .options
-            .units
-            .unwrap_or(state.horizon)
-            .max(state.horizon)
-            .max(2);
+        let horizon = model.projection.probe_units;
+        let proj = Projector::new(&model.projection);
+        let x_max = report.options.units.unwrap_or(horizon).max(horizon).max(2);
         // Sample the curve at up to 300 unit indices.
         let step = (x_max / 300).max(1);
         let xs: Vec<u64> = (1..=x_max).step_by(step as usize).chain([x_max]).collect();
-        let level = state.spread.mean_ln_level.exp();
-        let eval =
-            super::project::Evaluator::new(state.chosen(), state.horizon, state.unit_floor_s);
+        let level = model.mean_level();
         let run_length = sr.points.iter().all(|r| r.len() <= 1);
         let mut running = 0.0f64;
         let mut line = Vec::with_capacity(xs.len());
         let mut band_hi = Vec::with_capacity(xs.len());
         let mut band_lo = Vec::with_capacity(xs.len());
         for &x in &xs {
-            let (pred, _floor, upper) = proj.project_fast(x, conf);
+            let bounds = proj.project_fast(x, conf);
+            let (pred, upper) = (bounds.predicted_s, bounds.upper_s);
             let ratio = (upper / pred).max(1.0);
             running = running.max(ratio);
             // Run-length rows measure a run's average per-unit cost, so their
@@ -133,7 +127,7 @@ fn draw_on<DB: DrawingBackend>(
             let c = if run_length {
                 pred / x as f64
             } else {
-                eval.unit_cost(x as f64) * level
+                proj.unit_cost(x as f64) * level
             };
             line.push((x as f64, c));
             band_hi.push((x as f64, c * ratio));
@@ -169,8 +163,8 @@ fn draw_on<DB: DrawingBackend>(
         let caption = format!(
             "{}: {} (runner-up {}), {} run(s)",
             sr.stratum,
-            model.model,
-            state.runner_up.map(|f| f.name()).unwrap_or("-"),
+            model.form(),
+            model.runner_up().map(|f| f.name()).unwrap_or("-"),
             model.runs
         );
         let mut chart = ChartBuilder::on(area)
@@ -218,7 +212,7 @@ fn draw_on<DB: DrawingBackend>(
         chart
             .draw_series(LineSeries::new(line, BLUE.stroke_width(2)))
             .map_err(|e| e.to_string())?
-            .label(format!("{} fit", model.model))
+            .label(format!("{} fit", model.form()))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], BLUE.stroke_width(2)));
         chart
             .configure_series_labels()

@@ -61,12 +61,12 @@ fn table(report: &FitReport) -> Table {
             m.units_probed.to_string(),
             format!("{} -> {}", secs(r.first_cost_s), secs(r.last_cost_s)),
             format!("{:+.0}%", r.trend_pct),
-            match m.curve.runner_up {
-                Some(f) => format!("{} ({f})", m.model),
-                None => m.model.clone(),
+            match m.runner_up() {
+                Some(f) => format!("{} ({f})", m.form()),
+                None => m.form().to_string(),
             },
         ];
-        let n = units.unwrap_or(m.curve.horizon);
+        let n = units.unwrap_or(m.projection.probe_units);
         row.push(format!("{:.2}", report.mean_underestimate(k, n)));
         if let Some(n) = units {
             let p = m.project(n, conf);

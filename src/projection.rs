@@ -1,78 +1,139 @@
-//! Projection of a new run of N units: central value, measured cost, upper bound.
+//! Projection of a new run of N units from a stratum's model parameters:
+//! central value, measured cost, upper bound.
 //!
-//! For a fitted form f the projection of a run is
-//! `P_f(N) = startup + Σ_{i<=N} c_eff(i)`, where `c_eff` is the fitted c(i) with two
-//! guards that keep projections finite, positive and non-decreasing in N:
-//! it never falls below a small positive floor, and a cost that *decreases* at
-//! the longest probed run (horizon H) is held at c(H) beyond it (a decline is
-//! never extrapolated past what was measured).
+//! This module knows only the parameters a model file states
+//! ([`ProjectionParams`]: the cost forms with their parameters and uncertainty,
+//! the run-to-run spread, the longest probe and the extrapolation allowance); it
+//! does not know how they were estimated. `calib fit` produces them
+//! ([`crate::fit`]), `calib budget` reads them from calib-model.json
+//! ([`crate::model`]); both project with the code below.
 //!
-//! With the run levels of [`super::spread`] (log scale mean m̄, max m_max):
+//! For a cost form f the projection of a run is
+//! `P_f(N) = startup + Σ_{i<=N} c_eff(i)`, where `c_eff` is the form's c(i) with
+//! two guards that keep projections finite, positive and non-decreasing in N:
+//! it never falls below `min_unit_cost_s` (a fitted c(i) can dip below zero at
+//! the first units when the startup term absorbs part of them), and a cost that
+//! *decreases* at the longest probed run (horizon H) is held at c(H) beyond it
+//! (a decline is never extrapolated past what was measured).
+//!
+//! With the run levels of the spread (log-scale mean m̄, max m_max):
 //! - `predicted_s = P_chosen(N) e^{m̄}`;
 //! - `floor_s = P_chosen(N) e^{m_max}` (the most expensive run observed);
 //! - for each plausible form f, on the log scale,
-//!   `V = σ²_post (1 + 1/K) + V_fit,f(N) + V_extrap(N)` with
-//!   `V_fit = (SE_f(N) / P_f(N))²` (delta method: `SE² = ∇P' Σ ∇P`) and
-//!   `V_extrap = (κ ln(N/H))²` for N > H (κ = 0.05 per e-fold by default: a
-//!   stated allowance for the form itself being wrong, so that even a constant fit
-//!   widens at 10x more than at 2x). The bound is
-//!   `exp(ln P_f(N) + m̄ + t_ν(confidence) √V)` with ν from the
-//!   Welch–Satterthwaite approximation over the spread (ν0 + K - 1 d.f.), the
-//!   fit (its residual d.f.) and the extrapolation term (taken as known);
+//!   `V = σ² (1 + 1/K) + V_fit,f(N) + V_extrap(N)` with σ the spread's
+//!   log-scale sd over K runs, `V_fit = (SE_f(N) / P_f(N))²` (delta method:
+//!   `SE² = ∇P' Σ ∇P` with Σ the covariance of (startup, a, b); 0 when the form's
+//!   fit left no residual degrees of freedom) and `V_extrap = (κ ln(N/H))²` for
+//!   N > H (κ, per e-fold, is a stated allowance for the form itself being
+//!   wrong, so that even a constant fit widens at 10x more than at 2x). The bound
+//!   is `exp(ln P_f(N) + m̄ + t_ν(confidence) √V)` with ν from the
+//!   Welch–Satterthwaite approximation over the spread (its d.f.), the fit (its
+//!   residual d.f.) and the extrapolation term (taken as known);
 //! - `upper_s` = the largest of those bounds over plausible forms, of floor_s and
 //!   of predicted_s, made non-decreasing in N by construction: the bound used at
 //!   N is the maximum of the raw bound over every N' = 1..=min(N, 256) and, beyond
 //!   256, over a fixed geometric grid (ratio 1.005) up to its first point >= N
 //!   (so at most 0.5% of N ahead: a slightly conservative step function).
 
-use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use super::forms::{self, Form, Params};
-use super::lsq::FormFit;
-use super::spread::Spread;
-use crate::model::{Projection, StratumModel};
+use crate::forms::{self, Form, Params};
 
-/// One fitted form as stored in the model file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CurveFit {
+/// One cost form with its parameters, as a model file states it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
     pub form: Form,
+    /// Startup seconds, a, b (b is 0 and unused for the constant form).
     pub params: Params,
-    pub startup_fitted: bool,
-    /// Covariance of (startup, a, b).
-    pub cov: [[f64; 3]; 3],
-    /// Residual degrees of freedom of the fit.
+    /// The uncertainty of the parameters; `None` when the fit left no residual
+    /// degrees of freedom to estimate it (then the bound counts the spread and
+    /// the extrapolation allowance only).
+    pub fit: Option<FitUncertainty>,
+}
+
+/// The estimated uncertainty of a form's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitUncertainty {
+    /// Covariance of (startup, a, b); rows of parameters a form lacks are zero.
+    pub covariance: [[f64; 3]; 3],
+    /// Residual degrees of freedom of the fit (at least 1).
     pub df: f64,
 }
 
-impl From<&FormFit> for CurveFit {
-    fn from(f: &FormFit) -> Self {
-        CurveFit {
-            form: f.form,
-            params: f.params,
-            startup_fitted: f.startup_fitted,
-            cov: f.cov,
-            df: f.df,
-        }
+/// How much a new run of the stratum may differ from the curve (log scale:
+/// run k costs `L_k P(N)`, `ln L_k` with the mean, max and sd below).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSpread {
+    /// Runs whose level was measured (K).
+    pub runs: usize,
+    /// Mean log level over runs (m̄).
+    pub mean_ln_level: f64,
+    /// Largest log level: the most expensive run observed (m_max).
+    pub max_ln_level: f64,
+    /// Standard deviation of a run's log level (σ, ≈ coefficient of variation).
+    pub sd: f64,
+    /// Degrees of freedom of σ (at least 1).
+    pub df: f64,
+    /// The σ assumed before any run was measured (what one run is given).
+    pub prior_sd: f64,
+}
+
+impl RunSpread {
+    /// Variance of a new run's log level around the mean level.
+    pub fn predictive_var(&self) -> f64 {
+        let k = self.runs.max(1) as f64;
+        self.sd.powi(2) * (1.0 + 1.0 / k)
     }
 }
 
-/// A form evaluated with the guards (positive floor, no declining extrapolation).
+/// Everything a projection uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectionParams {
+    /// The chosen form: the central projection and the measured cost use it.
+    pub chosen: Curve,
+    /// The other forms the probe cannot rule out; the bound covers them too.
+    pub alternatives: Vec<Curve>,
+    /// Longest probed run, in units (H, at least 1).
+    pub probe_units: u64,
+    /// Smallest per-unit cost a projection counts, seconds (> 0).
+    pub min_unit_cost_s: f64,
+    pub spread: RunSpread,
+    /// Extrapolation allowance κ: log-sd added per e-fold beyond H.
+    pub extrapolation_kappa: f64,
+}
+
+impl ProjectionParams {
+    /// The chosen form, then the alternatives.
+    pub fn curves(&self) -> impl Iterator<Item = &Curve> {
+        std::iter::once(&self.chosen).chain(&self.alternatives)
+    }
+}
+
+/// A projection's three figures, seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub predicted_s: f64,
+    pub floor_s: f64,
+    pub upper_s: f64,
+}
+
+/// A form evaluated with the guards (minimum cost, no declining extrapolation).
 pub struct Evaluator<'a> {
-    fit: &'a CurveFit,
+    curve: &'a Curve,
     horizon: u64,
     floor: f64,
     declining: bool,
 }
 
 impl<'a> Evaluator<'a> {
-    pub fn new(fit: &'a CurveFit, horizon: u64, floor: f64) -> Self {
+    /// `horizon` is the longest probed run H; `min_unit_cost_s` the guard.
+    pub fn new(curve: &'a Curve, horizon: u64, min_unit_cost_s: f64) -> Self {
         let h = horizon.max(1) as f64;
-        let declining = unit_cost_raw(fit, h + 1.0) < unit_cost_raw(fit, h);
+        let declining = unit_cost_raw(curve, h + 1.0) < unit_cost_raw(curve, h);
         Evaluator {
-            fit,
+            curve,
             horizon: horizon.max(1),
-            floor,
+            floor: min_unit_cost_s,
             declining,
         }
     }
@@ -84,12 +145,12 @@ impl<'a> Evaluator<'a> {
         } else {
             i
         };
-        unit_cost_raw(self.fit, i).max(self.floor)
+        unit_cost_raw(self.curve, i).max(self.floor)
     }
 
     /// P(N) = startup + Σ c_eff(i).
     pub fn total(&self, n: u64) -> f64 {
-        self.fit.params.startup.max(0.0) + self.sum(n)
+        self.curve.params.startup.max(0.0) + self.sum(n)
     }
 
     fn sum(&self, n: u64) -> f64 {
@@ -101,8 +162,8 @@ impl<'a> Evaluator<'a> {
         } else {
             n
         };
-        let c = |i: u64| unit_cost_raw(self.fit, i as f64);
-        let cum = |k: u64| forms::cumulative(self.fit.form, &self.fit.params, k);
+        let c = |i: u64| unit_cost_raw(self.curve, i as f64);
+        let cum = |k: u64| forms::cumulative(self.curve.form, &self.curve.params, k);
         let head = if c(1) >= self.floor && c(m) >= self.floor {
             cum(m)
         } else if c(1) < self.floor && c(m) < self.floor {
@@ -121,12 +182,12 @@ impl<'a> Evaluator<'a> {
 
     /// Gradient of P(N) in (startup, a, b), ignoring the floor.
     fn gradient(&self, n: u64) -> [f64; 3] {
-        let p = &self.fit.params;
+        let p = &self.curve.params;
         if self.declining && n > self.horizon {
-            let mut g = forms::gradient(self.fit.form, p, self.horizon);
+            let mut g = forms::gradient(self.curve.form, p, self.horizon);
             let extra = (n - self.horizon) as f64;
             let h = self.horizon as f64;
-            let dc = match self.fit.form {
+            let dc = match self.curve.form {
                 Form::Constant => [0.0, 1.0, 0.0],
                 Form::Linear => [0.0, 1.0, h],
                 Form::Log => [0.0, 1.0, h.ln()],
@@ -137,14 +198,17 @@ impl<'a> Evaluator<'a> {
             }
             g
         } else {
-            forms::gradient(self.fit.form, p, n)
+            forms::gradient(self.curve.form, p, n)
         }
     }
 
     /// Standard error of P(N) from the parameter covariance (delta method).
     pub fn se(&self, n: u64) -> f64 {
+        let Some(fit) = &self.curve.fit else {
+            return 0.0;
+        };
         let g = self.gradient(n);
-        let c = &self.fit.cov;
+        let c = &fit.covariance;
         let mut v = 0.0;
         for j in 0..3 {
             for k in 0..3 {
@@ -153,10 +217,15 @@ impl<'a> Evaluator<'a> {
         }
         v.max(0.0).sqrt()
     }
+
+    /// The fit's residual degrees of freedom, 0 when it has none.
+    fn df(&self) -> f64 {
+        self.curve.fit.as_ref().map_or(0.0, |f| f.df)
+    }
 }
 
-fn unit_cost_raw(fit: &CurveFit, i: f64) -> f64 {
-    forms::unit_cost(fit.form, &fit.params, i)
+fn unit_cost_raw(curve: &Curve, i: f64) -> f64 {
+    forms::unit_cost(curve.form, &curve.params, i)
 }
 
 /// Largest i in [lo, hi] with pred(i), for a predicate true on a prefix
@@ -200,32 +269,41 @@ pub fn t_quantile(confidence: f64, df: f64) -> f64 {
         .unwrap_or(31.8)
 }
 
-/// The parts of a stratum's curve that projections need (see [`crate::fit::CurveState`]).
+/// Projects runs of a stratum from its [`ProjectionParams`].
 pub struct Projector<'a> {
     evals: Vec<Evaluator<'a>>,
-    spread: &'a Spread,
+    spread: &'a RunSpread,
     horizon: u64,
     kappa: f64,
 }
 
 impl<'a> Projector<'a> {
-    pub fn new(state: &'a super::CurveState) -> Self {
-        let evals = state
-            .plausible
-            .iter()
-            .map(|f| Evaluator::new(f, state.horizon, state.unit_floor_s))
+    pub fn new(params: &'a ProjectionParams) -> Self {
+        let evals = params
+            .curves()
+            .map(|c| Evaluator::new(c, params.probe_units, params.min_unit_cost_s))
             .collect();
         Projector {
             evals,
-            spread: &state.spread,
-            horizon: state.horizon.max(1),
-            kappa: state.extrapolation_kappa,
+            spread: &params.spread,
+            horizon: params.probe_units.max(1),
+            kappa: params.extrapolation_kappa,
         }
     }
 
     /// The chosen form's P(N) (levels not applied).
     pub fn curve(&self, n: u64) -> f64 {
         self.evals[0].total(n)
+    }
+
+    /// The chosen form's c_eff(i) (levels not applied).
+    pub fn unit_cost(&self, i: f64) -> f64 {
+        self.evals[0].unit_cost(i)
+    }
+
+    /// The central projection of a run of `n` units: P(N) at the mean level.
+    pub fn predicted(&self, n: u64) -> f64 {
+        self.curve(n.max(1)) * self.spread.mean_ln_level.exp()
     }
 
     pub fn extrapolation_var(&self, n: u64) -> f64 {
@@ -274,9 +352,10 @@ impl<'a> Projector<'a> {
         let v_fit = (e.se(n) / p).powi(2);
         let v_ext = self.extrapolation_var(n);
         let v = v_spread + v_fit + v_ext;
+        let fit_df = e.df();
         let denom = v_spread.powi(2) / self.spread.df.max(1.0)
-            + if e.fit.df > 0.0 {
-                v_fit.powi(2) / e.fit.df
+            + if fit_df > 0.0 {
+                v_fit.powi(2) / fit_df
             } else {
                 0.0
             };
@@ -297,16 +376,20 @@ impl<'a> Projector<'a> {
 
     /// Like [`Projector::project`] without the running-maximum envelope (for
     /// plots, which sample many N).
-    pub fn project_fast(&self, units: u64, confidence: f64) -> (f64, f64, f64) {
+    pub fn project_fast(&self, units: u64, confidence: f64) -> Bounds {
         let n = units.max(1);
         let curve = self.curve(n);
         let predicted = curve * self.spread.mean_ln_level.exp();
         let floor = curve * self.spread.max_ln_level.exp();
         let upper = self.raw_upper(n, confidence);
-        (predicted, floor, upper.max(floor).max(predicted))
+        Bounds {
+            predicted_s: predicted,
+            floor_s: floor,
+            upper_s: upper.max(floor).max(predicted),
+        }
     }
 
-    pub fn project(&self, units: u64, confidence: f64) -> (f64, f64, f64) {
+    pub fn project(&self, units: u64, confidence: f64) -> Bounds {
         let n = units.max(1);
         let curve = self.curve(n);
         let predicted = curve * self.spread.mean_ln_level.exp();
@@ -324,54 +407,11 @@ impl<'a> Projector<'a> {
             last = g.ceil() as u64;
             upper = upper.max(self.raw_upper(last, confidence));
         }
-        (predicted, floor, upper.max(floor).max(predicted))
-    }
-}
-
-/// `StratumModel::project`.
-pub fn project(model: &StratumModel, units: u64, confidence: f64) -> Projection {
-    let state = &model.curve;
-    let projector = Projector::new(state);
-    let (predicted_s, floor_s, upper_s) = projector.project(units, confidence);
-    let mut notes = Vec::new();
-    let h = state.horizon.max(1);
-    if units > h {
-        notes.push(format!(
-            "extrapolated {:.1}x beyond the longest probed run ({h} units); the bound widens with the distance",
-            units as f64 / h as f64
-        ));
-    }
-    if state.spread.runs <= 1 {
-        notes.push(format!(
-            "one run measured: spread between runs unmeasured, assumed {:.0}%",
-            state.spread.prior_sd * 100.0
-        ));
-    } else {
-        notes.push(format!(
-            "spread between {} runs: {:.1}% (log-sd, shrunk toward {:.0}%)",
-            state.spread.runs,
-            state.spread.posterior_sd * 100.0,
-            state.spread.prior_sd * 100.0
-        ));
-    }
-    if state.plausible.len() > 1 {
-        notes.push(format!(
-            "bound covers the forms the probe cannot rule out: {}",
-            state
-                .plausible
-                .iter()
-                .map(|f| f.form.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    Projection {
-        units,
-        predicted_s,
-        floor_s,
-        upper_s,
-        confidence,
-        notes,
+        Bounds {
+            predicted_s: predicted,
+            floor_s: floor,
+            upper_s: upper.max(floor).max(predicted),
+        }
     }
 }
 
@@ -388,18 +428,16 @@ mod tests {
 
     #[test]
     fn declining_cost_is_held_and_sums_stay_positive() {
-        let fit = CurveFit {
+        let curve = Curve {
             form: Form::Linear,
             params: Params {
                 startup: 1.0,
                 a: 10.0,
                 b: -0.5,
             },
-            startup_fitted: true,
-            cov: [[0.0; 3]; 3],
-            df: 5.0,
+            fit: None,
         };
-        let e = Evaluator::new(&fit, 10, 1e-6);
+        let e = Evaluator::new(&curve, 10, 1e-6);
         let mut last = 0.0;
         for n in 1..200 {
             let t = e.total(n);

@@ -1,0 +1,557 @@
+//! calib-model.json as a checked boundary between `calib fit` and `calib budget`:
+//! a file that breaks a rule is refused (exit 2) with the stratum and the field
+//! named; `params` are what budget projects from; what fit writes always loads
+//! and projects exactly as before it was written.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use calib::fit::{fit_timings, FitOptions};
+use calib::model::ModelFile;
+use calib::synth::{self, Cost, Rng, RunSpec};
+use calib::timings::{read_timings, IngestOptions};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_calib");
+const PARTITIONS: &str = "short 3:00:00\nlong 7-00:00:00\n";
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_CLUSTER_NAME")
+        .env_remove("CC_CLUSTER")
+        .output()
+        .expect("the calib binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Three runs of 20 units at about 110 s per unit, 3% noise.
+fn timings_csv() -> String {
+    let mut csv = synth::HEADER.to_string();
+    let mut rng = Rng::new(7);
+    for k in 0..3 {
+        let spec = RunSpec {
+            run: format!("r{k}"),
+            stratum: "d=a".into(),
+            units: 20,
+            startup_s: 5.0,
+            cost: Cost::Constant { a: 110.0 },
+            level: 1.0 + 0.05 * k as f64,
+            noise_cv: 0.03,
+            cluster: "c".into(),
+            cpu_model: "m".into(),
+        };
+        synth::write_unit_rows(&mut csv, &spec, &mut rng);
+    }
+    csv
+}
+
+/// `calib fit -o` on `csv`: the model file's JSON.
+fn fitted(dir: &Path, csv: &str) -> Value {
+    let timings = dir.join("t.csv");
+    std::fs::write(&timings, csv).unwrap();
+    let model = dir.join("calib-model.json");
+    let out = run(
+        dir,
+        &[
+            "fit",
+            timings.to_str().unwrap(),
+            "-o",
+            model.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap()
+}
+
+fn write_model(dir: &Path, name: &str, doc: &Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(doc).unwrap()).unwrap();
+    path
+}
+
+fn budget(dir: &Path, model: &Path) -> Output {
+    std::fs::write(dir.join("partitions.txt"), PARTITIONS).unwrap();
+    run(
+        dir,
+        &[
+            "budget",
+            "--model",
+            model.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            "@partitions.txt",
+            "--format",
+            "json",
+        ],
+    )
+}
+
+/// Applies `edit` to a freshly fitted model and expects budget to refuse it
+/// (exit 2, nothing on stdout) with a message holding every `needle`.
+fn refused(name: &str, edit: impl FnOnce(&mut Value), needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = fitted(dir.path(), &timings_csv());
+    edit(&mut doc);
+    let path = write_model(dir.path(), name, &doc);
+    let out = budget(dir.path(), &path);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+    assert!(out.stdout.is_empty(), "{name}: {}", text(&out.stdout));
+    for needle in [name].iter().chain(needles) {
+        assert!(err.contains(needle), "{name}: `{needle}` not in: {err}");
+    }
+}
+
+#[test]
+fn a_negative_per_unit_cost_is_refused_naming_params() {
+    // Whatever form was chosen, a = -110 and b = 0 give c(i) = -110 s.
+    refused(
+        "negative-cost.json",
+        |doc| {
+            let params = &mut doc["strata"][0]["params"];
+            params["a"] = json!(-110.0);
+            if params.get("b").is_some() {
+                params["b"] = json!(0.0);
+            }
+        },
+        &[
+            "stratum `d=a`",
+            "params",
+            "-110",
+            "expected a positive cost",
+        ],
+    );
+}
+
+#[test]
+fn a_negative_cost_in_an_alternative_form_is_refused_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = fitted(dir.path(), &timings_csv());
+    let alternatives = doc["strata"][0]["alternatives"].as_array().unwrap();
+    assert!(
+        !alternatives.is_empty(),
+        "the fixture keeps another form plausible"
+    );
+    refused(
+        "negative-alternative.json",
+        |doc| {
+            let params = &mut doc["strata"][0]["alternatives"][0]["params"];
+            params["a"] = json!(-110.0);
+            if params.get("b").is_some() {
+                params["b"] = json!(0.0);
+            }
+        },
+        &["alternatives[0].params", "-110"],
+    );
+}
+
+#[test]
+fn a_negative_startup_is_refused() {
+    refused(
+        "negative-startup.json",
+        |doc| doc["strata"][0]["params"]["startup_s"] = json!(-50.0),
+        &["`params.startup_s`", "-50"],
+    );
+}
+
+#[test]
+fn a_negative_spread_is_refused() {
+    refused(
+        "negative-spread.json",
+        |doc| doc["strata"][0]["spread"]["sd"] = json!(-0.5),
+        &["`spread.sd`", "-0.5"],
+    );
+}
+
+#[test]
+fn a_negative_extrapolation_allowance_is_refused() {
+    refused(
+        "negative-kappa.json",
+        |doc| doc["strata"][0]["extrapolation_kappa"] = json!(-0.05),
+        &["`extrapolation_kappa`", "-0.05"],
+    );
+}
+
+#[test]
+fn zero_or_negative_degrees_of_freedom_are_refused() {
+    refused(
+        "spread-df-zero.json",
+        |doc| doc["strata"][0]["spread"]["df"] = json!(0.0),
+        &["`spread.df`", "is 0"],
+    );
+    refused(
+        "fit-df-negative.json",
+        |doc| doc["strata"][0]["fit"]["df"] = json!(-3.0),
+        &["`fit.df`", "-3"],
+    );
+}
+
+#[test]
+fn a_horizon_of_zero_units_is_refused() {
+    refused(
+        "horizon-zero.json",
+        |doc| doc["strata"][0]["probe_units"] = json!(0),
+        &["`probe_units`", "is 0"],
+    );
+}
+
+#[test]
+fn a_duplicated_stratum_is_refused() {
+    refused(
+        "duplicate.json",
+        |doc| {
+            let first = doc["strata"][0].clone();
+            doc["strata"].as_array_mut().unwrap().push(first);
+        },
+        &["strata[1] repeats stratum `d=a` of strata[0]"],
+    );
+}
+
+#[test]
+fn a_file_of_a_newer_schema_is_refused_with_advice_to_upgrade() {
+    refused(
+        "future.json",
+        |doc| {
+            doc["schema"] = json!(2);
+            doc["calib_version"] = json!("9.0.0");
+            // A newer layout need not parse as this one.
+            doc["strata"][0]["params"] = json!("see v2 docs");
+        },
+        &["`schema` is 2", "newer calib", "upgrade calib"],
+    );
+}
+
+#[test]
+fn a_file_without_a_schema_is_refused_with_advice_to_refit() {
+    refused(
+        "unversioned.json",
+        |doc| {
+            doc.as_object_mut().unwrap().remove("schema");
+        },
+        &["no `schema` field", "calib fit -o"],
+    );
+}
+
+#[test]
+fn a_stratum_not_in_canonical_form_is_refused() {
+    refused(
+        "unsorted.json",
+        |doc| doc["strata"][0]["stratum"] = json!("x=1,d=a"),
+        &["`stratum`", "expected `d=a,x=1`"],
+    );
+    refused(
+        "not-labels.json",
+        |doc| doc["strata"][0]["stratum"] = json!("dataset"),
+        &["`stratum`", "not a stratum"],
+    );
+}
+
+#[test]
+fn an_unknown_form_or_parameter_is_refused() {
+    refused(
+        "unknown-form.json",
+        |doc| doc["strata"][0]["model"] = json!("quadratic"),
+        &["`model`", "quadratic", "constant, linear, log, power"],
+    );
+    refused(
+        "unknown-param.json",
+        |doc| doc["strata"][0]["params"]["c"] = json!(1.0),
+        &["`params.c`", "not a parameter"],
+    );
+}
+
+#[test]
+fn a_field_of_the_wrong_type_is_named_with_its_stratum() {
+    refused(
+        "negative-runs.json",
+        |doc| doc["strata"][0]["runs"] = json!(-3),
+        &["strata[0] (stratum `d=a`)", "`runs`", "-3"],
+    );
+}
+
+/// budget's `predicted_s` for the model in `path`.
+fn predicted(dir: &Path, path: &Path) -> (f64, f64) {
+    let out = budget(dir, path);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &v["strata"][0];
+    (
+        s["predicted_s"].as_f64().unwrap(),
+        s["floor_s"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn budget_projects_from_the_params_the_file_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = fitted(dir.path(), &timings_csv());
+    let path = write_model(dir.path(), "fitted.json", &doc);
+    let (predicted_1, floor_1) = predicted(dir.path(), &path);
+    // Twice the startup and twice every unit's cost: c(i) doubles for each
+    // form when a doubles, and b too for the additive forms.
+    let model = doc["strata"][0]["model"].as_str().unwrap().to_string();
+    let params = doc["strata"][0]["params"].as_object_mut().unwrap();
+    let scaled: Vec<&str> = match model.as_str() {
+        "linear" | "log" => vec!["startup_s", "a", "b"],
+        _ => vec!["startup_s", "a"],
+    };
+    for name in scaled {
+        let v = params[name].as_f64().unwrap();
+        params[name] = json!(2.0 * v);
+    }
+    let path = write_model(dir.path(), "doubled.json", &doc);
+    let (predicted_2, floor_2) = predicted(dir.path(), &path);
+    assert!(predicted_1 > 100.0 * 110.0 * 0.9, "{predicted_1}");
+    approx::assert_relative_eq!(predicted_2, 2.0 * predicted_1, max_relative = 1e-6);
+    approx::assert_relative_eq!(floor_2, 2.0 * floor_1, max_relative = 1e-6);
+}
+
+#[test]
+fn a_model_with_an_unscorable_form_is_written_and_read_back() {
+    // Per-unit cost falls 12, 11, ..., 1 s over the first 12 units (the early
+    // part the holdout fits), then jumps to 8 s: the linear fit of the early
+    // part predicts negative durations for the rest, so its score is infinite,
+    // while the linear fit of all the units stays a candidate.
+    let mut csv = synth::HEADER.to_string();
+    for run in ["r1", "r2"] {
+        let mut t = 3.0;
+        for unit in 1..=20u64 {
+            t += if unit <= 12 { 13.0 - unit as f64 } else { 8.0 };
+            csv.push_str(&format!("{run},d=a,{unit},{t:.3},c,m\n"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let doc = fitted(dir.path(), &csv);
+    let scores = doc["strata"][0]["selection"]["scores"].as_array().unwrap();
+    assert!(
+        scores.iter().any(|s| s["score"].is_null()),
+        "the fixture has an unscorable form: {scores:?}"
+    );
+    let out = budget(dir.path(), &dir.path().join("calib-model.json"));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+// ---------------------------------------------------------------------------
+// Round trip: fit, write, load, identical projections.
+
+/// Per-unit durations of one run of `units` units, by kind: the fitted forms,
+/// and shapes no form fits (a step, a drop to nothing, spikes, a sawtooth).
+fn durations(kind: u8, units: u64, scale: f64, rng: &mut Rng) -> Vec<f64> {
+    (1..=units)
+        .map(|i| {
+            let x = i as f64;
+            let base = match kind % 6 {
+                0 => scale,
+                1 => scale * (1.0 + 0.02 * x),
+                2 => {
+                    if i <= units / 2 {
+                        scale
+                    } else {
+                        4.0 * scale
+                    }
+                }
+                3 => (scale * (1.0 - x / (0.6 * units as f64))).max(0.0),
+                4 => {
+                    if i % 7 == 0 {
+                        30.0 * scale
+                    } else {
+                        scale
+                    }
+                }
+                _ => scale * (1.0 + (i % 5) as f64),
+            };
+            base * (1.0 + 0.1 * rng.normal()).max(0.0)
+        })
+        .collect()
+}
+
+fn csv_of(
+    kind: u8,
+    runs: usize,
+    units: u64,
+    scale: f64,
+    startup: f64,
+    run_length: bool,
+    seed: u64,
+) -> String {
+    let mut csv = synth::HEADER.to_string();
+    let mut rng = Rng::new(seed);
+    for k in 0..runs {
+        // Run-length rows: each run at its own length, one row.
+        let length = if run_length {
+            units * (k as u64 + 1)
+        } else {
+            units
+        };
+        let mut t = startup;
+        let d = durations(kind, length, scale, &mut rng);
+        for (i, dt) in d.iter().enumerate() {
+            t += dt;
+            if !run_length || i + 1 == d.len() {
+                csv.push_str(&format!("r{k},\"d=a\",{},{t:.3},c,m\n", i + 1));
+            }
+        }
+    }
+    csv
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn what_fit_writes_loads_and_projects_identically(
+        kind in 0u8..6,
+        runs in 1usize..5,
+        units in 1u64..80,
+        scale in prop_oneof![Just(1e-3), 0.01f64..1000.0],
+        startup in prop_oneof![Just(0.0), 0.0f64..500.0],
+        run_length in any::<bool>(),
+        seed in any::<u64>(),
+        confidence in 0.6f64..0.999,
+    ) {
+        let csv = csv_of(kind, runs, units, scale, startup, run_length, seed);
+        let dir = tempfile::tempdir().unwrap();
+        let timings_path = dir.path().join("t.csv");
+        std::fs::write(&timings_path, &csv).unwrap();
+        let timings = read_timings(&[timings_path], &IngestOptions::default()).unwrap();
+        // Data no form can describe may be refused (exit 2); never written unloadable.
+        let report = match fit_timings(&timings, &FitOptions::default()) {
+            Ok(report) => report,
+            Err(e) => {
+                prop_assert_eq!(e.exit_code(), 2, "{}", e);
+                return Ok(());
+            }
+        };
+        let path = dir.path().join("calib-model.json");
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(report.model.to_json().unwrap().as_bytes()).unwrap();
+        let loaded = ModelFile::load(&path).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&loaded, &report.model);
+        for (a, b) in report.model.strata.iter().zip(&loaded.strata) {
+            for n in [1, 2, units, units + 1, 10 * units, 1000 * units] {
+                prop_assert_eq!(a.project(n, confidence), b.project(n, confidence));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hand edits of any number: refused, or loaded and projecting finite times.
+
+/// Every numeric leaf of `doc`, as JSON pointers.
+fn numeric_leaves(doc: &Value, at: String, out: &mut Vec<String>) {
+    match doc {
+        Value::Number(_) => out.push(at),
+        Value::Array(items) => {
+            for (k, v) in items.iter().enumerate() {
+                numeric_leaves(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                numeric_leaves(v, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn fitted_in_process(csv: &str) -> ModelFile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, csv).unwrap();
+    let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
+    fit_timings(&timings, &FitOptions::default()).unwrap().model
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_edited_number_is_refused_or_projects_finite_times(
+        pick in any::<prop::sample::Index>(),
+        value in prop_oneof![
+            Just(0.0), Just(-1.0), Just(1e300), Just(-1e300), Just(1e-300),
+            -1e6f64..1e6, -10.0f64..10.0,
+        ],
+    ) {
+        let model = fitted_in_process(&timings_csv());
+        let mut doc: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+        let mut leaves = Vec::new();
+        numeric_leaves(&doc, String::new(), &mut leaves);
+        let at = pick.get(&leaves).clone();
+        *doc.pointer_mut(&at).unwrap() = json!(value);
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_model(dir.path(), "edited.json", &doc);
+        if let Ok(loaded) = ModelFile::load(&path) {
+            for s in &loaded.strata {
+                let h = s.projection.probe_units;
+                for n in [1, h, 10 * h] {
+                    let p = s.project(n, 0.99);
+                    for v in [p.predicted_s, p.floor_s, p.upper_s] {
+                        prop_assert!(v.is_finite() && v > 0.0, "{at} = {value}: N={n}: {p:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every object key of `doc`, as (pointer to the object, key).
+fn keys(doc: &Value, at: String, out: &mut Vec<(String, String)>) {
+    match doc {
+        Value::Array(items) => {
+            for (k, v) in items.iter().enumerate() {
+                keys(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.push((at.clone(), k.clone()));
+                keys(v, format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A key removed or its value replaced by another JSON type: never a panic,
+    /// and a refusal is an input error (exit 2).
+    #[test]
+    fn any_structural_edit_is_refused_or_loads(
+        pick in any::<prop::sample::Index>(),
+        replacement in prop_oneof![
+            Just(None), Just(Some(json!(null))), Just(Some(json!("text"))),
+            Just(Some(json!([]))), Just(Some(json!({}))), Just(Some(json!(true))),
+            Just(Some(json!(u64::MAX))), Just(Some(json!(-1))),
+        ],
+    ) {
+        let model = fitted_in_process(&timings_csv());
+        let mut doc: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
+        let mut all = Vec::new();
+        keys(&doc, String::new(), &mut all);
+        let (parent, key) = pick.get(&all).clone();
+        let object = doc.pointer_mut(&parent).unwrap().as_object_mut().unwrap();
+        match replacement {
+            None => { object.remove(&key); }
+            Some(v) => { object.insert(key.clone(), v); }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_model(dir.path(), "edited.json", &doc);
+        if let Err(e) = ModelFile::load(&path) {
+            prop_assert_eq!(e.exit_code(), 2, "{}/{}: {}", parent, key, e);
+            prop_assert!(e.to_string().contains("edited.json"), "{}", e);
+        }
+    }
+}
