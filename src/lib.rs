@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod fit;
+pub mod limits;
 pub mod model;
 pub mod probe;
 pub mod slurm;

@@ -35,7 +35,10 @@
 //!
 //! A column the caller needs but the output lacks is `None`, not an error. A
 //! value that does not parse is an error naming the origin, the line and what
-//! was expected.
+//! was expected. So is a value no Slurm prints (see [`crate::limits`]): an
+//! `Elapsed` (or `ElapsedRaw`) over 10 years, a `TimelimitRaw` over Slurm's
+//! 32-bit minute count, a minutes or seconds field over 59, and a line over
+//! 1 MiB (checked before any line is split into fields).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -43,7 +46,10 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::error::{Error, Origin, Result};
-use crate::slurm::time::{parse_elapsed, parse_printed_limit, PrintedLimit, SlurmTime};
+use crate::limits::{MAX_LINE_BYTES, MAX_SECONDS, MAX_SECONDS_TEXT};
+use crate::slurm::time::{
+    parse_elapsed, parse_printed_limit, PrintedLimit, SlurmTime, PRINTED_MAX_SECONDS,
+};
 
 /// How the text was laid out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -476,6 +482,16 @@ pub fn parse_sacct(text: &str, origin: &Origin, options: &SacctOptions) -> Resul
     // (the source lines of recorded samples) are skipped.
     let mut lines: Vec<(u64, &str)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(Error::input(
+                origin.clone(),
+                Some(i as u64 + 1),
+                format!(
+                    "the line is longer than {} MiB; expected sacct's text, whose lines are a few hundred bytes",
+                    MAX_LINE_BYTES >> 20
+                ),
+            ));
+        }
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if line.trim().is_empty() {
             continue;
@@ -760,6 +776,11 @@ impl ColumnIndex {
         origin: &Origin,
     ) -> Result<SacctRow> {
         let err = |what: String| Error::input(origin.clone(), Some(line), what);
+        let too_long = |name: &str, value: &str| {
+            err(format!(
+                "{name} `{value}` is longer than {MAX_SECONDS_TEXT}, which no job runs; the sacct text is corrupted"
+            ))
+        };
         let cut = |name: &str| truncated.iter().any(|t| t.eq_ignore_ascii_case(name));
         let refuse_cut = |name: &str, value: &str| {
             err(format!(
@@ -790,13 +811,16 @@ impl ColumnIndex {
                     return Err(refuse_cut("Elapsed", v));
                 }
                 match parse_elapsed(v) {
+                    Ok(Some(s)) if s > MAX_SECONDS => return Err(too_long("Elapsed", v)),
                     Ok(s) => s.map(|s| s.round() as u64),
                     Err(e) => return Err(err(format!("Elapsed: {e}"))),
                 }
             }
-            (_, Some(v)) if !v.is_empty() => Some(
-                number(v).ok_or_else(|| err(format!("ElapsedRaw `{v}` is not whole seconds")))?,
-            ),
+            (_, Some(v)) if !v.is_empty() => match number(v) {
+                Some(s) if s as f64 > MAX_SECONDS => return Err(too_long("ElapsedRaw", v)),
+                Some(s) => Some(s),
+                None => return Err(err(format!("ElapsedRaw `{v}` is not whole seconds"))),
+            },
             _ => None,
         };
         let timelimit = match (
@@ -810,7 +834,14 @@ impl ColumnIndex {
                 Some(parse_printed_limit(v).map_err(|e| err(format!("Timelimit: {e}")))?)
             }
             (None, Some(v)) => Some(match number(v) {
-                Some(minutes) => PrintedLimit::Time(SlurmTime::Limited(minutes.saturating_mul(60))),
+                Some(minutes) if minutes <= PRINTED_MAX_SECONDS / 60 => {
+                    PrintedLimit::Time(SlurmTime::Limited(minutes * 60))
+                }
+                Some(_) => {
+                    return Err(err(format!(
+                        "TimelimitRaw `{v}` is more minutes than Slurm can store (a 32-bit count)"
+                    )))
+                }
                 None => parse_printed_limit(v).map_err(|e| err(format!("TimelimitRaw: {e}")))?,
             }),
             (None, None) => None,
