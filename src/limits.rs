@@ -40,6 +40,24 @@ pub const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
 /// The bound of [`MAX_SECONDS`] in words, for messages.
 pub const MAX_SECONDS_TEXT: &str = "10 years (315576000 s)";
 
+/// The most characters of a rejected value that a message repeats.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// A value as a message repeats it: whole up to [`EXCERPT_CHARS`] characters,
+/// else its beginning and its length, so that a field of a million digits
+/// does not become a message of a million digits.
+pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        None => value.into(),
+        Some((cut, _)) => format!(
+            "{}... ({} characters)",
+            &value[..cut],
+            value.chars().count()
+        )
+        .into(),
+    }
+}
+
 /// Reads `reader` to its end, refusing a line longer than [`MAX_LINE_BYTES`] or
 /// more than [`MAX_INPUT_BYTES`] in all. `origin` names the input in messages;
 /// `size_hint` (a regular file's length) only saves reallocations.
@@ -163,6 +181,22 @@ fn too_large(origin: &Origin) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpts_keep_short_values_and_cut_long_ones() {
+        assert_eq!(excerpt("1e300"), "1e300");
+        let long = "9".repeat(400);
+        let shown = excerpt(&long);
+        assert!(shown.starts_with(&"9".repeat(EXCERPT_CHARS)), "{shown}");
+        assert!(shown.ends_with("... (400 characters)"), "{shown}");
+        assert_eq!(
+            excerpt(&"é".repeat(41))
+                .chars()
+                .filter(|&c| c == 'é')
+                .count(),
+            40
+        );
+    }
 
     #[test]
     fn a_long_line_is_refused_at_its_number() {

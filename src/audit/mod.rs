@@ -452,12 +452,14 @@ fn usage_of(rows: &[&SacctRow], reached: &HashMap<String, Reached>, units: Optio
             .as_ref()
             .and_then(|id| id.pending_task_count())
             .unwrap_or(1);
-        u.tasks += tasks;
+        // Saturating: many unsplit ranges of 2^32 tasks each must not wrap.
+        u.tasks = u.tasks.saturating_add(tasks);
         let state = row
             .state
             .clone()
             .unwrap_or_else(|| JobState::Other("(unknown)".into()));
-        *u.states.entry(state.name().to_string()).or_insert(0) += tasks;
+        let count = u.states.entry(state.name().to_string()).or_insert(0);
+        *count = count.saturating_add(tasks);
         let limit = row.timelimit_s();
         if let Some(l) = limit {
             if !u.limits_s.contains(&l) {

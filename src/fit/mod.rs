@@ -58,6 +58,7 @@ pub use spread::Spread;
 pub use warnings::FitWarning;
 
 use crate::error::{Error, Origin, Result};
+use crate::limits::MAX_COUNT;
 use crate::model::{ModelFile, ModelFingerprint, StratumModel};
 use crate::timings::{RunTimings, Timings};
 
@@ -192,6 +193,13 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
                 "{} is not a one-sided confidence; expected a number in (0.5, 1), e.g. 0.99",
                 options.confidence
             ),
+        ));
+    }
+    if let Some(units) = options.units.filter(|n| !(1..=MAX_COUNT).contains(n)) {
+        return Err(Error::input(
+            Origin::Argument("--units".into()),
+            None,
+            format!("{units} units; expected the length of a run, from 1 to {MAX_COUNT}"),
         ));
     }
     let mut groups: BTreeMap<String, Vec<&RunTimings>> = BTreeMap::new();

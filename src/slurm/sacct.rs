@@ -46,7 +46,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::error::{Error, Origin, Result};
-use crate::limits::{MAX_LINE_BYTES, MAX_SECONDS, MAX_SECONDS_TEXT};
+use crate::limits::{excerpt, MAX_LINE_BYTES, MAX_SECONDS, MAX_SECONDS_TEXT};
 use crate::slurm::time::{
     parse_elapsed, parse_printed_limit, PrintedLimit, SlurmTime, PRINTED_MAX_SECONDS,
 };
@@ -129,9 +129,8 @@ impl JobId {
         if digits_end == 0 {
             return Err(bad("it does not start with a number"));
         }
-        let job: u64 = head[..digits_end]
-            .parse()
-            .map_err(|_| bad("the number is too large"))?;
+        let job: u64 = slurm_id(&head[..digits_end])
+            .ok_or_else(|| bad("the number is too large for a Slurm job id (32 bits)"))?;
         let rest = &head[digits_end..];
         let kind = if rest.is_empty() {
             JobKind::Plain
@@ -148,11 +147,18 @@ impl JobId {
                 {
                     return Err(bad("the array range is not numbers, `-`, `,`, `%` or `:`"));
                 }
+                if !spec
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter(|d| !d.is_empty())
+                    .all(|d| slurm_id(d).is_some())
+                {
+                    return Err(bad("an array index is too large for Slurm's 32 bits"));
+                }
                 JobKind::ArrayPending(spec.to_string())
             } else {
-                JobKind::ArrayTask(
-                    number(task).ok_or_else(|| bad("the array task is not a number"))?,
-                )
+                JobKind::ArrayTask(slurm_id(task).ok_or_else(|| {
+                    bad("the array task is not a number that fits Slurm's 32 bits")
+                })?)
             }
         } else if let Some(comp) = rest.strip_prefix('+') {
             JobKind::HetComponent(
@@ -236,14 +242,14 @@ impl JobId {
             };
             let count = match range.split_once('-') {
                 Some((a, b)) => {
-                    let (a, b) = (number(a)?, number(b)?);
+                    let (a, b) = (slurm_id(a)?, slurm_id(b)?);
                     if b < a {
                         return None;
                     }
                     (b - a) / stride + 1
                 }
                 None => {
-                    number(range)?;
+                    slurm_id(range)?;
                     1
                 }
             };
@@ -257,6 +263,12 @@ impl fmt::Display for JobId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
+}
+
+/// A job id or array task id: Slurm stores both as 32-bit integers, so a
+/// larger number was not printed by sacct (and would overflow counts).
+fn slurm_id(text: &str) -> Option<u64> {
+    number(text).filter(|&n| n <= u64::from(u32::MAX))
 }
 
 fn number(text: &str) -> Option<u64> {
@@ -778,7 +790,8 @@ impl ColumnIndex {
         let err = |what: String| Error::input(origin.clone(), Some(line), what);
         let too_long = |name: &str, value: &str| {
             err(format!(
-                "{name} `{value}` is longer than {MAX_SECONDS_TEXT}, which no job runs; the sacct text is corrupted"
+                "{name} `{}` is longer than {MAX_SECONDS_TEXT}, which no job runs; the sacct text is corrupted",
+                excerpt(value)
             ))
         };
         let cut = |name: &str| truncated.iter().any(|t| t.eq_ignore_ascii_case(name));
@@ -819,7 +832,12 @@ impl ColumnIndex {
             (_, Some(v)) if !v.is_empty() => match number(v) {
                 Some(s) if s as f64 > MAX_SECONDS => return Err(too_long("ElapsedRaw", v)),
                 Some(s) => Some(s),
-                None => return Err(err(format!("ElapsedRaw `{v}` is not whole seconds"))),
+                None => {
+                    return Err(err(format!(
+                        "ElapsedRaw `{}` is not whole seconds",
+                        excerpt(v)
+                    )))
+                }
             },
             _ => None,
         };
@@ -839,7 +857,8 @@ impl ColumnIndex {
                 }
                 Some(_) => {
                     return Err(err(format!(
-                        "TimelimitRaw `{v}` is more minutes than Slurm can store (a 32-bit count)"
+                        "TimelimitRaw `{}` is more minutes than Slurm can store (a 32-bit count)",
+                        excerpt(v)
                     )))
                 }
                 None => parse_printed_limit(v).map_err(|e| err(format!("TimelimitRaw: {e}")))?,

@@ -119,7 +119,8 @@ impl fmt::Display for TimeParseError {
         write!(
             f,
             "`{}` is not a Slurm time ({}); expected minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or UNLIMITED",
-            self.input, self.reason
+            crate::limits::excerpt(&self.input),
+            self.reason
         )
     }
 }

@@ -44,7 +44,7 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    read_file_bounded, read_stdin_bounded, MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT,
+    excerpt, read_file_bounded, read_stdin_bounded, MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT,
 };
 use crate::stratum::Stratum;
 
@@ -330,7 +330,8 @@ fn check_counts<'r>(
     if let Some(text) = fingerprint[CPUS].map(field).filter(|t| !t.is_empty()) {
         if !text.parse::<u32>().is_ok_and(|n| n >= 1) {
             return Err(format!(
-                "`cpus` is `{text}`; expected a whole number of CPUs, 1 or more, or empty"
+                "`cpus` is `{}`; expected a whole number of CPUs, 1 or more, or empty",
+                excerpt(text)
             ));
         }
     }
@@ -344,7 +345,8 @@ fn check_counts<'r>(
         };
         if !(text == "none" || text.starts_with("unknown") || count(text) || by_model()) {
             return Err(format!(
-                "`gpus` is `{text}`; expected a count, `none`, or counts by model as calib probe writes them (`2x NVIDIA A100`), or empty"
+                "`gpus` is `{}`; expected a count, `none`, or counts by model as calib probe writes them (`2x NVIDIA A100`), or empty",
+                excerpt(text)
             ));
         }
     }
@@ -779,7 +781,8 @@ impl Table<'_> {
         let end = match columns.end.map(field) {
             Some(text) if !text.is_empty() => Some(RunEnd::parse(text).ok_or_else(|| {
                 bad(format!(
-                    "`end` is `{text}`; expected exit:<code>, signal:<name>, limit, or empty"
+                    "`end` is `{}`; expected exit:<code>, signal:<name>, limit, or empty",
+                    excerpt(text)
                 ))
             })?),
             _ => None,
@@ -789,8 +792,9 @@ impl Table<'_> {
             Ok(u) if (u >= 1 || (end.is_some() && u == 0)) && u <= MAX_COUNT => u,
             _ => {
                 return Err(bad(format!(
-                    "`{}` is `{unit_text}`; expected a whole number of units from 1 to {MAX_COUNT}",
-                    options.unit_col
+                    "`{}` is `{}`; expected a whole number of units from 1 to {MAX_COUNT}",
+                    options.unit_col,
+                    excerpt(unit_text)
                 )))
             }
         };
@@ -799,8 +803,9 @@ impl Table<'_> {
             Some(t) => t,
             None => {
                 return Err(bad(format!(
-                    "`{}` is `{time_text}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT} (a time in milliseconds, or a timestamp?)",
-                    options.time_col
+                    "`{}` is `{}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT} (a time in milliseconds, or a timestamp?)",
+                    options.time_col,
+                    excerpt(time_text)
                 )))
             }
         };
@@ -808,7 +813,8 @@ impl Table<'_> {
             let text = field(i);
             if !text.is_empty() && parse_seconds(text).is_none() {
                 return Err(bad(format!(
-                    "`unit_s` is `{text}`; expected seconds from 0 to {MAX_SECONDS_TEXT}, or empty"
+                    "`unit_s` is `{}`; expected seconds from 0 to {MAX_SECONDS_TEXT}, or empty",
+                    excerpt(text)
                 )));
             }
         }
@@ -976,17 +982,7 @@ fn finish_run(
             }
         }
     }
-    let gaps =
-        unit_gaps(&builder).map(
-            |(place, first_missing, gaps, units)| IngestWarning::UnitGaps {
-                origin: at(&place).to_string(),
-                line: place.line,
-                run: builder.run.clone(),
-                first_missing,
-                gaps,
-                units,
-            },
-        );
+    let gaps = unit_gaps(&builder, origins);
     let end = builder.end.map(|(end, unit, time, _)| (end, unit, time));
     let run = RunTimings {
         run: builder.run,
@@ -998,27 +994,33 @@ fn finish_run(
     Ok((run, gaps))
 }
 
-/// The units missing from a run of several rows (sorted by unit): where the
-/// first gap ends, the first few missing ranges, how many ranges and units.
-/// None for a run without gaps or with a single row (a run-length row).
-fn unit_gaps(builder: &RunBuilder) -> Option<(Place, Vec<(u64, u64)>, u64, u64)> {
+/// The warning about the units missing from a run of several rows (sorted by
+/// unit); None for a run without gaps or with a single row (a run-length row).
+fn unit_gaps(builder: &RunBuilder, origins: &[Origin]) -> Option<IngestWarning> {
     if builder.points.len() < 2 {
         return None;
     }
-    let (mut first_place, mut shown) = (None, Vec::new());
+    let (mut first_place, mut first_missing) = (None, Vec::new());
     let (mut gaps, mut units, mut previous) = (0u64, 0u64, 0u64);
     for (unit, _, place) in &builder.points {
         if *unit > previous + 1 {
-            first_place.get_or_insert_with(|| place.clone());
-            if shown.len() < SHOWN_GAPS {
-                shown.push((previous + 1, unit - 1));
+            first_place.get_or_insert(place);
+            if first_missing.len() < SHOWN_GAPS {
+                first_missing.push((previous + 1, unit - 1));
             }
             gaps += 1;
             units += unit - 1 - previous;
         }
         previous = *unit;
     }
-    first_place.map(|place| (place, shown, gaps, units))
+    first_place.map(|place| IngestWarning::UnitGaps {
+        origin: origins[place.file].to_string(),
+        line: place.line,
+        run: builder.run.clone(),
+        first_missing,
+        gaps,
+        units,
+    })
 }
 
 #[cfg(test)]
