@@ -17,6 +17,7 @@ pub mod commands;
 pub mod error;
 pub mod fit;
 pub mod forms;
+pub mod limits;
 pub mod model;
 pub mod output;
 pub mod probe;

@@ -549,13 +549,16 @@ fn write_timings_needs_units_and_never_overwrites() {
     assert_eq!(timings.runs[0].stratum.canonical(), "name=dataset-Q");
     assert_eq!(timings.runs[0].points, [(7, 120.0)]);
 
-    // Created exclusively: a second run refuses to overwrite.
+    // Created exclusively: a second run refuses to overwrite, as bad usage
+    // (exit 2, naming the file), not as a failure of the machine.
     let before = std::fs::read(&out_file).unwrap();
     let out = bin()
         .args(["audit", &at, "--write-timings", out_arg, "--units", "100"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(out_arg) && err.contains("exists"), "{err}");
     assert_eq!(std::fs::read(&out_file).unwrap(), before);
 }
 

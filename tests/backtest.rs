@@ -92,6 +92,7 @@ fn late_rise(seed: u64) -> Timings {
             })
             .collect(),
         warnings: Vec::new(),
+        ..Default::default()
     }
 }
 
@@ -142,6 +143,7 @@ fn each_trial_is_the_fit_of_other_runs_cut_to_the_probe() {
             &Timings {
                 runs: probes,
                 warnings: Vec::new(),
+                ..Default::default()
             },
             &FitOptions::default(),
         )
@@ -178,6 +180,7 @@ fn recorded_probes_budget_every_finished_run_and_baselines_use_them() {
     let timings = Timings {
         runs,
         warnings: Vec::new(),
+        ..Default::default()
     };
     let report = backtest(&timings, &options(ProbeLength::Recorded, 3)).unwrap();
     let trials = &report.strata[0].trials;
@@ -208,6 +211,7 @@ fn strata_without_a_design_are_skipped_with_the_reason_and_none_is_an_error() {
     let timings = Timings {
         runs,
         warnings: Vec::new(),
+        ..Default::default()
     };
     let report = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
     assert_eq!(report.strata.len(), 1);

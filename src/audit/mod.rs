@@ -23,6 +23,12 @@
 //! be). Advice follows when the headroom is far above need (the slowest task
 //! used less than [`LOW_USE`]: a shorter request starts sooner) or below it (a
 //! TIMEOUT, or more than [`HIGH_USE`] used).
+//!
+//! A task may use more than 100%: Slurm enforces limits about once a minute,
+//! lets a job run `OverTimeLimit` minutes past its limit, and an administrator
+//! may raise a running job's limit. A COMPLETED task past its limit gets its
+//! own advice ([`Advice::PastLimit`]); shares from 1000% on are shown as
+//! `>999%` (sacct's `Elapsed` is bounded at 10 years, see [`crate::limits`]).
 
 pub mod export;
 
@@ -52,6 +58,8 @@ pub const SUGGESTED_HEADROOM: f64 = 1.5;
 pub fn percent(used: f64) -> String {
     if used > 0.0 && used < 0.005 {
         "<1%".to_string()
+    } else if used * 100.0 >= 999.5 {
+        ">999%".to_string()
     } else {
         format!("{:.0}%", used * 100.0)
     }
@@ -164,6 +172,12 @@ pub enum Advice {
     },
     /// The slowest task came too close to its limit.
     TooClose { used: f64, suggest: String },
+    /// The slowest task completed although it ran past its limit.
+    PastLimit {
+        job_id: String,
+        used: f64,
+        suggest: String,
+    },
     /// The slowest task used little of its budget: ask for less, start sooner.
     TooLoose { used: f64, suggest: String },
     /// No task finished with a known limit: nothing to measure.
@@ -196,6 +210,18 @@ impl fmt::Display for Advice {
                 f,
                 "the slowest task used {} of its budget: a slightly slower node or input \
                  would be killed; ask for {suggest} ({SUGGESTED_HEADROOM}x the slowest)",
+                percent(*used)
+            ),
+            Advice::PastLimit {
+                job_id,
+                used,
+                suggest,
+            } => write!(
+                f,
+                "the slowest task ({job_id}) ran past its time limit (it used {}): Slurm let it \
+                 finish, within its OverTimeLimit grace or under a limit raised while it ran, \
+                 which the next run cannot count on; ask for {suggest} ({SUGGESTED_HEADROOM}x \
+                 the slowest)",
                 percent(*used)
             ),
             Advice::TooLoose { used, suggest } => write!(
@@ -426,12 +452,14 @@ fn usage_of(rows: &[&SacctRow], reached: &HashMap<String, Reached>, units: Optio
             .as_ref()
             .and_then(|id| id.pending_task_count())
             .unwrap_or(1);
-        u.tasks += tasks;
+        // Saturating: many unsplit ranges of 2^32 tasks each must not wrap.
+        u.tasks = u.tasks.saturating_add(tasks);
         let state = row
             .state
             .clone()
             .unwrap_or_else(|| JobState::Other("(unknown)".into()));
-        *u.states.entry(state.name().to_string()).or_insert(0) += tasks;
+        let count = u.states.entry(state.name().to_string()).or_insert(0);
+        *count = count.saturating_add(tasks);
         let limit = row.timelimit_s();
         if let Some(l) = limit {
             if !u.limits_s.contains(&l) {
@@ -526,6 +554,11 @@ pub fn advise(usage: &Usage) -> Vec<Advice> {
     }
     match &usage.slowest {
         None => advice.push(Advice::NothingMeasured),
+        Some(s) if s.used > 1.0 => advice.push(Advice::PastLimit {
+            job_id: s.job_id.clone(),
+            used: s.used,
+            suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),
+        }),
         Some(s) if s.used > HIGH_USE => advice.push(Advice::TooClose {
             used: s.used,
             suggest: format_sbatch_time(s.elapsed_s as f64 * SUGGESTED_HEADROOM),

@@ -298,6 +298,7 @@ fn score(
     let timings = Timings {
         runs: probes,
         warnings: Vec::new(),
+        ..Default::default()
     };
     let report = fit_timings(&timings, &options.fit)?;
     let model = &report.model.strata[0];

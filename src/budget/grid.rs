@@ -8,9 +8,9 @@ use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 
 /// The largest `units` or `tasks` a grid may give (also the bound of `--units`
-/// and `--tasks`): far above any real campaign, small enough that sums of
-/// tasks x seconds cannot overflow.
-pub const MAX_COUNT: u64 = 1_000_000_000;
+/// and `--tasks`, and of a timings row's `unit`): far above any real campaign,
+/// small enough that sums of tasks x seconds cannot overflow.
+pub use crate::limits::MAX_COUNT;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSize {
@@ -26,14 +26,10 @@ pub struct Grid {
 
 impl Grid {
     pub fn load(path: &Path) -> Result<Grid> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::input(
-                Origin::file(path),
-                None,
-                format!("cannot read the grid: {e}"),
-            )
-        })?;
-        Grid::parse(&text, Origin::file(path))
+        let origin = Origin::file(path);
+        let bytes = crate::limits::read_file_bounded(path, "the grid")?;
+        let text = crate::limits::into_text(bytes, &origin)?;
+        Grid::parse(&text, origin)
     }
 
     pub fn parse(text: &str, origin: Origin) -> Result<Grid> {

@@ -16,7 +16,7 @@ pub mod transfer;
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel};
 use crate::slurm::partitions::Selection;
-use crate::slurm::time::{format_minutes, human_duration};
+use crate::slurm::time::{format_minutes, human_duration, SBATCH_MAX_MINUTES};
 
 pub use grid::{CellSize, Grid};
 pub use rule::{Cap, Decision, Status};
@@ -236,11 +236,13 @@ fn budget_stratum(
         }
         Status::OverCap => {
             let segments = decision.segments.unwrap_or(2);
+            // An unlimited partition still caps a task at the longest --time.
+            let cap_s = decision.largest_cap_s.min((SBATCH_MAX_MINUTES * 60) as f64);
             notes.push(format!(
                 "over_cap: even the measured cost ({}) exceeds the largest cap ({}); no single task can finish. Checkpoint and requeue: {segments} segments of at most {} each (about {} units per segment)",
                 human_duration(projection.floor_s),
-                human_duration(decision.largest_cap_s),
-                format_minutes((decision.largest_cap_s / 60.0).floor().max(1.0) as u64),
+                human_duration(cap_s),
+                format_minutes((cap_s / 60.0).floor().max(1.0) as u64),
                 units.div_ceil(segments),
             ));
         }

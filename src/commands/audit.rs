@@ -318,7 +318,16 @@ fn write_timings(
         });
     }
     rows.reverse();
-    let mut writer = TimingsWriter::create_new(path)?;
+    // The file is created exclusively: an existing one is the user's to keep.
+    let mut writer = TimingsWriter::create_new(path).map_err(|e| match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            Error::Refused(format!(
+                "{} exists; calib never overwrites a timings file: give --write-timings a new file name",
+                path.display()
+            ))
+        }
+        other => other,
+    })?;
     for row in &rows {
         writer.append(row)?;
     }

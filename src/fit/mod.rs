@@ -62,6 +62,7 @@ pub use spread::Spread;
 pub use warnings::FitWarning;
 
 use crate::error::{Error, Origin, Result};
+use crate::limits::MAX_COUNT;
 use crate::model::{ModelFile, ModelFingerprint, StratumModel};
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector, RunSpread};
 use crate::timings::{RunTimings, Timings};
@@ -158,6 +159,13 @@ impl FitReport {
 /// Fits every stratum of `timings`.
 pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport> {
     options.check()?;
+    if let Some(units) = options.units.filter(|n| !(1..=MAX_COUNT).contains(n)) {
+        return Err(Error::input(
+            Origin::Argument("--units".into()),
+            None,
+            format!("{units} units; expected the length of a run, from 1 to {MAX_COUNT}"),
+        ));
+    }
     let mut groups: BTreeMap<String, Vec<&RunTimings>> = BTreeMap::new();
     for run in &timings.runs {
         if !run.points.is_empty() {
@@ -165,11 +173,7 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
         }
     }
     if groups.is_empty() {
-        return Err(Error::input(
-            Origin::Argument("PATH".into()),
-            None,
-            "no unit rows found in the inputs; expected timings with at least one completed unit",
-        ));
+        return Err(no_unit_rows(&timings.sources));
     }
     let mut strata = Vec::new();
     let mut reports = Vec::new();
@@ -285,6 +289,9 @@ struct Intervals {
 
 fn intervals(runs: &[&RunTimings]) -> Intervals {
     // Unit intervals (u-1, u] by u (the common case, no hashing); others hashed.
+    // The table by u is only used up to the number of rows, so that its size
+    // follows the data, never a unit number (a gap up to unit 10^9 is one row).
+    let dense_units = runs.iter().map(|r| r.points.len() as u64).sum::<u64>();
     let mut unit_obs: Vec<lsq::Obs> = Vec::new();
     let mut agg: HashMap<(u64, u64), lsq::Obs> = HashMap::new();
     let mut points = Vec::with_capacity(runs.len());
@@ -303,7 +310,7 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
                 sy: 0.0,
                 syy: 0.0,
             };
-            let o = if u == prev.0 + 1 && u <= 10_000_000 {
+            let o = if u == prev.0 + 1 && u <= dense_units {
                 let i = u as usize;
                 if unit_obs.len() <= i {
                     unit_obs.resize(i + 1, lsq::Obs { n: 0.0, ..fresh });
@@ -320,7 +327,7 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
             run_points.push((u, y / (u - prev.0) as f64));
             prev = (u, t);
         }
-        units_probed += prev.0;
+        units_probed = units_probed.saturating_add(prev.0);
         total_elapsed += prev.1;
         points.push(run_points);
         views.push(select::RunView {
@@ -514,10 +521,18 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
         });
     }
     match f.choice.selection {
-        Selection::ProbeTooShort => w.push(FitWarning::ProbeTooShort {
+        Selection::ProbeTooShort if f.horizon < select::MIN_UNITS => {
+            w.push(FitWarning::ProbeTooShort {
+                stratum: stratum(),
+                units: f.horizon,
+                needed: select::MIN_UNITS,
+            })
+        }
+        // Long enough, yet no holdout: the early rows were too few to fit.
+        Selection::ProbeTooShort => w.push(FitWarning::EarlyRowsTooFew {
             stratum: stratum(),
-            units: f.horizon,
-            needed: select::MIN_UNITS,
+            horizon: f.horizon,
+            cut: select::holdout_cut(f.horizon),
         }),
         Selection::TwoLengths | Selection::OneLength => w.push(FitWarning::CurvatureUnmeasured {
             stratum: stratum(),
@@ -567,36 +582,32 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
 /// with unit rows: each run's intervals are compared with the curve scaled by
 /// that run's own level (ln L_k = ln T_k / P(U_k)), over n - p - (K - 1) degrees
 /// of freedom. None when it does not apply (one run, run-length rows, no
-/// residual degrees of freedom, or runs too long to tabulate).
+/// residual degrees of freedom). The curve is evaluated at the recorded units
+/// only, so gaps in unit numbers cost nothing.
 fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f64) -> Option<f64> {
     let k = runs.len();
-    if k < 2 || horizon > 2_000_000 || runs.iter().any(|r| r.points.len() < 2) {
+    if k < 2 || runs.iter().any(|r| r.points.len() < 2) {
         return None;
     }
     let curve = Curve::from(fit);
     let eval = Evaluator::new(&curve, horizon, floor);
-    let totals: Vec<f64> = (0..=horizon).map(|u| eval.total(u)).collect();
-    let expected = |u0: u64, u1: u64| {
-        if u0 == 0 {
-            totals[u1 as usize]
-        } else {
-            totals[u1 as usize] - totals[u0 as usize]
-        }
-    };
     let (mut ss_within, mut ss_pooled, mut rows) = (0.0, 0.0, 0usize);
     for run in runs {
         let &(u_last, t_last) = run.points.last()?;
-        let level = t_last / totals[u_last as usize];
+        let level = t_last / eval.total(u_last);
         if !(level.is_finite() && level > 0.0) {
             return None;
         }
-        let mut prev = (0u64, 0.0f64);
+        // (unit, time, curve total) of the previous row; the startup term is
+        // in every total, so it cancels except in the first interval.
+        let mut prev = (0u64, 0.0f64, 0.0f64);
         for &(u, t) in &run.points {
-            let (y, e, w) = (t - prev.1, expected(prev.0, u), 1.0 / (u - prev.0) as f64);
+            let total = eval.total(u);
+            let (y, e, w) = (t - prev.1, total - prev.2, 1.0 / (u - prev.0) as f64);
             ss_within += w * (y - level * e).powi(2);
             ss_pooled += w * (y - e).powi(2);
             rows += 1;
-            prev = (u, t);
+            prev = (u, t, total);
         }
     }
     let p = usize::from(fit.startup_fitted) + 1 + usize::from(fit.form.has_b());
@@ -622,6 +633,25 @@ fn slow_first_unit(points: &[Vec<(u64, f64)>]) -> Option<(f64, f64)> {
     }
     let (f, n) = (median(&mut firsts), median(&mut nexts));
     (f > 1.5 * n && n > 0.0).then_some((f, n))
+}
+
+/// "No unit rows" naming the inputs read (or saying that none was).
+fn no_unit_rows(sources: &[Origin]) -> Error {
+    const EXPECTED: &str = "no unit rows found; expected timings with at least one completed unit";
+    match sources {
+        [] => Error::Refused(
+            "no timings file was read (see the warnings above); expected files or folders of timings".into(),
+        ),
+        [one] => Error::input(one.clone(), None, EXPECTED),
+        many => {
+            const NAMED: usize = 5;
+            let mut names: Vec<String> = many.iter().take(NAMED).map(Origin::to_string).collect();
+            if many.len() > NAMED {
+                names.push(format!("and {} more", many.len() - NAMED));
+            }
+            Error::Refused(format!("{}: {EXPECTED}", names.join(", ")))
+        }
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -81,6 +81,11 @@ pub struct Choice {
     pub lengths: Vec<u64>,
 }
 
+/// The last unit of the early part for unit rows: `⌊0.6 H⌋`, at least 1.
+pub fn holdout_cut(horizon: u64) -> u64 {
+    ((horizon as f64 * HOLDOUT_FRACTION).floor() as u64).max(1)
+}
+
 /// Total of a fitted form over (0, n] including startup, unclamped.
 fn total(fit: &FormFit, n: u64) -> f64 {
     fit.params.startup + super::forms::cumulative(fit.form, &fit.params, n)
@@ -153,7 +158,7 @@ pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
     let cut = if run_length_rows {
         lengths[lengths.len() - 2]
     } else {
-        ((horizon as f64 * HOLDOUT_FRACTION).floor() as u64).max(1)
+        holdout_cut(horizon)
     };
     let early: Vec<Obs> = obs.iter().filter(|o| o.u1 <= cut).copied().collect();
     let sigma2 = full

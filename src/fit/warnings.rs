@@ -40,6 +40,13 @@ pub enum FitWarning {
         units: u64,
         needed: u64,
     },
+    /// Runs long enough for the extrapolation test, but whose rows before the
+    /// holdout cut are too few or too irregular to fit on (gaps in the units).
+    EarlyRowsTooFew {
+        stratum: String,
+        horizon: u64,
+        cut: u64,
+    },
     /// Only two run lengths: the curvature of the cumulative curve is unmeasured.
     CurvatureUnmeasured { stratum: String, lengths: Vec<u64> },
     /// The first unit is much slower than the next ones (warm-up).
@@ -60,6 +67,7 @@ impl FitWarning {
             | FitWarning::MixedMachines { stratum, .. }
             | FitWarning::FarExtrapolation { stratum, .. }
             | FitWarning::ProbeTooShort { stratum, .. }
+            | FitWarning::EarlyRowsTooFew { stratum, .. }
             | FitWarning::CurvatureUnmeasured { stratum, .. }
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. } => stratum,
@@ -116,6 +124,10 @@ impl fmt::Display for FitWarning {
             FitWarning::ProbeTooShort { stratum, units, needed } => write!(
                 f,
                 "{stratum}: the longest run has {units} units, too few to tell a flat per-unit cost from a rising one; the bound covers both (constant and linear); probe at least {needed} units per run to let calib choose"
+            ),
+            FitWarning::EarlyRowsTooFew { stratum, horizon, cut } => write!(
+                f,
+                "{stratum}: the runs reach unit {horizon}, but their rows up to unit {cut} (the early part calib fits on to test how each form extrapolates) are too few or too irregular (gaps in the unit numbers?) to fit; the bound covers a flat and a rising per-unit cost (constant and linear); record every unit, or at least several units before unit {cut}"
             ),
             FitWarning::CurvatureUnmeasured { stratum, lengths } => write!(
                 f,

@@ -35,7 +35,10 @@
 //!
 //! A column the caller needs but the output lacks is `None`, not an error. A
 //! value that does not parse is an error naming the origin, the line and what
-//! was expected.
+//! was expected. So is a value no Slurm prints (see [`crate::limits`]): an
+//! `Elapsed` (or `ElapsedRaw`) over 10 years, a `TimelimitRaw` over Slurm's
+//! 32-bit minute count, a minutes or seconds field over 59, and a line over
+//! 1 MiB (checked before any line is split into fields).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -43,7 +46,10 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::error::{Error, Origin, Result};
-use crate::slurm::time::{parse_elapsed, parse_printed_limit, PrintedLimit, SlurmTime};
+use crate::limits::{excerpt, MAX_LINE_BYTES, MAX_SECONDS, MAX_SECONDS_TEXT};
+use crate::slurm::time::{
+    parse_elapsed, parse_printed_limit, PrintedLimit, SlurmTime, PRINTED_MAX_SECONDS,
+};
 
 /// How the text was laid out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -123,9 +129,8 @@ impl JobId {
         if digits_end == 0 {
             return Err(bad("it does not start with a number"));
         }
-        let job: u64 = head[..digits_end]
-            .parse()
-            .map_err(|_| bad("the number is too large"))?;
+        let job: u64 = slurm_id(&head[..digits_end])
+            .ok_or_else(|| bad("the number is too large for a Slurm job id (32 bits)"))?;
         let rest = &head[digits_end..];
         let kind = if rest.is_empty() {
             JobKind::Plain
@@ -142,11 +147,18 @@ impl JobId {
                 {
                     return Err(bad("the array range is not numbers, `-`, `,`, `%` or `:`"));
                 }
+                if !spec
+                    .split(|c: char| !c.is_ascii_digit())
+                    .filter(|d| !d.is_empty())
+                    .all(|d| slurm_id(d).is_some())
+                {
+                    return Err(bad("an array index is too large for Slurm's 32 bits"));
+                }
                 JobKind::ArrayPending(spec.to_string())
             } else {
-                JobKind::ArrayTask(
-                    number(task).ok_or_else(|| bad("the array task is not a number"))?,
-                )
+                JobKind::ArrayTask(slurm_id(task).ok_or_else(|| {
+                    bad("the array task is not a number that fits Slurm's 32 bits")
+                })?)
             }
         } else if let Some(comp) = rest.strip_prefix('+') {
             JobKind::HetComponent(
@@ -230,14 +242,14 @@ impl JobId {
             };
             let count = match range.split_once('-') {
                 Some((a, b)) => {
-                    let (a, b) = (number(a)?, number(b)?);
+                    let (a, b) = (slurm_id(a)?, slurm_id(b)?);
                     if b < a {
                         return None;
                     }
                     (b - a) / stride + 1
                 }
                 None => {
-                    number(range)?;
+                    slurm_id(range)?;
                     1
                 }
             };
@@ -251,6 +263,12 @@ impl fmt::Display for JobId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
+}
+
+/// A job id or array task id: Slurm stores both as 32-bit integers, so a
+/// larger number was not printed by sacct (and would overflow counts).
+fn slurm_id(text: &str) -> Option<u64> {
+    number(text).filter(|&n| n <= u64::from(u32::MAX))
 }
 
 fn number(text: &str) -> Option<u64> {
@@ -476,6 +494,16 @@ pub fn parse_sacct(text: &str, origin: &Origin, options: &SacctOptions) -> Resul
     // (the source lines of recorded samples) are skipped.
     let mut lines: Vec<(u64, &str)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(Error::input(
+                origin.clone(),
+                Some(i as u64 + 1),
+                format!(
+                    "the line is longer than {} MiB; expected sacct's text, whose lines are a few hundred bytes",
+                    MAX_LINE_BYTES >> 20
+                ),
+            ));
+        }
         let line = raw.strip_suffix('\r').unwrap_or(raw);
         if line.trim().is_empty() {
             continue;
@@ -760,6 +788,12 @@ impl ColumnIndex {
         origin: &Origin,
     ) -> Result<SacctRow> {
         let err = |what: String| Error::input(origin.clone(), Some(line), what);
+        let too_long = |name: &str, value: &str| {
+            err(format!(
+                "{name} `{}` is longer than {MAX_SECONDS_TEXT}, which no job runs; the sacct text is corrupted",
+                excerpt(value)
+            ))
+        };
         let cut = |name: &str| truncated.iter().any(|t| t.eq_ignore_ascii_case(name));
         let refuse_cut = |name: &str, value: &str| {
             err(format!(
@@ -790,13 +824,21 @@ impl ColumnIndex {
                     return Err(refuse_cut("Elapsed", v));
                 }
                 match parse_elapsed(v) {
+                    Ok(Some(s)) if s > MAX_SECONDS => return Err(too_long("Elapsed", v)),
                     Ok(s) => s.map(|s| s.round() as u64),
                     Err(e) => return Err(err(format!("Elapsed: {e}"))),
                 }
             }
-            (_, Some(v)) if !v.is_empty() => Some(
-                number(v).ok_or_else(|| err(format!("ElapsedRaw `{v}` is not whole seconds")))?,
-            ),
+            (_, Some(v)) if !v.is_empty() => match number(v) {
+                Some(s) if s as f64 > MAX_SECONDS => return Err(too_long("ElapsedRaw", v)),
+                Some(s) => Some(s),
+                None => {
+                    return Err(err(format!(
+                        "ElapsedRaw `{}` is not whole seconds",
+                        excerpt(v)
+                    )))
+                }
+            },
             _ => None,
         };
         let timelimit = match (
@@ -810,7 +852,15 @@ impl ColumnIndex {
                 Some(parse_printed_limit(v).map_err(|e| err(format!("Timelimit: {e}")))?)
             }
             (None, Some(v)) => Some(match number(v) {
-                Some(minutes) => PrintedLimit::Time(SlurmTime::Limited(minutes.saturating_mul(60))),
+                Some(minutes) if minutes <= PRINTED_MAX_SECONDS / 60 => {
+                    PrintedLimit::Time(SlurmTime::Limited(minutes * 60))
+                }
+                Some(_) => {
+                    return Err(err(format!(
+                        "TimelimitRaw `{}` is more minutes than Slurm can store (a 32-bit count)",
+                        excerpt(v)
+                    )))
+                }
                 None => parse_printed_limit(v).map_err(|e| err(format!("TimelimitRaw: {e}")))?,
             }),
             (None, None) => None,

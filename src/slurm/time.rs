@@ -10,8 +10,21 @@
 //! would turn into a negative time) is rejected, and values too large for Slurm's
 //! C `int` second count (more than 2^31 - 1 seconds, about 68 years) are rejected
 //! by [`parse_time`] instead of overflowing the way `time_str2secs` silently
-//! does. Values Slurm printed itself ([`parse_printed_time`]) are only bounded by
-//! a 64-bit second count, since sinfo and scontrol print wider integers.
+//! does. Values Slurm printed itself ([`parse_printed_time`]) are not bound by
+//! that `int` (sinfo and scontrol print a `time_t`), but by what Slurm stores:
+//! a partition or job limit is a 32-bit count of minutes
+//! ([`PRINTED_MAX_SECONDS`], about 8,000 years).
+//!
+//! Field ranges. The `--time` grammar does not range-check its fields (Slurm
+//! reads `0:60:0` as one hour, and its unit test says so), so [`parse_time`]
+//! accepts them. Slurm *prints* times with `secs2time_str`, `mins2time_str` and
+//! sinfo's `_print_secs`, which always give minutes and seconds from 00 to 59
+//! and, after a day count, hours from 00 to 23. A printed value outside those
+//! ranges (a partition limit `1:00:99`) was not printed by Slurm: a typo or a
+//! corruption that the grammar would silently read as another time (1:01:39),
+//! so [`parse_printed_time`], [`parse_printed_limit`] and [`parse_elapsed`]
+//! refuse it. Their leading field is unbounded (`90:00` is 90 minutes), since
+//! a hand-written partition list may use it.
 //!
 //! What each function accepts:
 //! * [`parse_time`]: exactly the `sbatch --time` grammar (`time_str2secs`).
@@ -87,6 +100,11 @@ impl fmt::Display for SlurmTime {
 /// in a C `int`, so anything larger overflows (slurm-formats.md, section 1.7).
 pub const SLURM_MAX_SECONDS: u64 = i32::MAX as u64;
 
+/// The largest limit Slurm can print: limits are stored as a 32-bit count of
+/// minutes (`uint32_t time_limit`, with `INFINITE` = 0xffffffff printed as
+/// such), so no printed finite limit exceeds this many seconds.
+pub const PRINTED_MAX_SECONDS: u64 = u32::MAX as u64 * 60;
+
 /// Why a string is not a Slurm time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TimeParseError {
@@ -101,7 +119,8 @@ impl fmt::Display for TimeParseError {
         write!(
             f,
             "`{}` is not a Slurm time ({}); expected minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or UNLIMITED",
-            self.input, self.reason
+            crate::limits::excerpt(&self.input),
+            self.reason
         )
     }
 }
@@ -124,18 +143,90 @@ fn invalid(input: &str, reason: &'static str) -> TimeParseError {
 /// values, and totals above [`SLURM_MAX_SECONDS`]. `0` parses to 0 seconds, as in
 /// Slurm; note that `sbatch --time=0` then means "no limit".
 pub fn parse_time(input: &str) -> Result<SlurmTime, TimeParseError> {
-    match parse_printed_time(input)? {
-        SlurmTime::Limited(s) if s > SLURM_MAX_SECONDS => Err(invalid(
-            input,
-            "the value is too large: Slurm counts seconds in a 32-bit integer",
-        )),
-        t => Ok(t),
+    match parse_grammar(input)? {
+        Spec::Unlimited => Ok(SlurmTime::Unlimited),
+        spec => match spec.seconds(input)? {
+            s if s > SLURM_MAX_SECONDS => Err(invalid(
+                input,
+                "the value is too large: Slurm counts seconds in a 32-bit integer",
+            )),
+            s => Ok(SlurmTime::Limited(s)),
+        },
     }
 }
 
 /// Parses a time value that Slurm printed (sinfo `%l`, scontrol `MaxTime=`):
-/// the grammar of [`parse_time`], bounded only by a 64-bit second count.
+/// the grammar of [`parse_time`], with the field ranges Slurm prints (minutes
+/// and seconds under 60, hours under 24 after a day count) and at most
+/// [`PRINTED_MAX_SECONDS`].
 pub fn parse_printed_time(input: &str) -> Result<SlurmTime, TimeParseError> {
+    let spec = parse_grammar(input)?;
+    if let Spec::Fields { days, values } = &spec {
+        let (hours, minutes, seconds) = match (days, values.as_slice()) {
+            (Some(_), [h]) => (Some(*h), None, None),
+            (Some(_), [h, m]) => (Some(*h), Some(*m), None),
+            (Some(_), [h, m, s]) | (None, [h, m, s]) => (days.map(|_| *h), Some(*m), Some(*s)),
+            (None, [_, s]) => (None, None, Some(*s)),
+            _ => (None, None, None),
+        };
+        if minutes.is_some_and(|m| m > 59) || seconds.is_some_and(|s| s > 59) {
+            return Err(invalid(
+                input,
+                "a minutes or seconds field is over 59, which sinfo, sacct and scontrol never print",
+            ));
+        }
+        if hours.is_some_and(|h| h > 23) {
+            return Err(invalid(
+                input,
+                "an hours field after the days is over 23, which sinfo, sacct and scontrol never print",
+            ));
+        }
+    }
+    match spec {
+        Spec::Unlimited => Ok(SlurmTime::Unlimited),
+        spec => match spec.seconds(input)? {
+            s if s > PRINTED_MAX_SECONDS => Err(invalid(
+                input,
+                "the value is too large: Slurm stores limits as a 32-bit count of minutes",
+            )),
+            s => Ok(SlurmTime::Limited(s)),
+        },
+    }
+}
+
+/// A value of the `--time` grammar, before its fields are added up.
+enum Spec {
+    Unlimited,
+    /// The day count (with a `-`) and the colon-separated fields after it.
+    Fields {
+        days: Option<u64>,
+        values: Vec<u64>,
+    },
+}
+
+impl Spec {
+    /// The total in seconds; `M`, `M:S`, `H:M:S` without days, `D-H`, `D-H:M`,
+    /// `D-H:M:S` with them.
+    fn seconds(&self, input: &str) -> Result<u64, TimeParseError> {
+        let Spec::Fields { days, values } = self else {
+            return Err(invalid(input, "no limit has no number of seconds"));
+        };
+        match (*days, values.as_slice()) {
+            // `1-` is accepted by Slurm and means one day.
+            (Some(d), []) => checked(input, &[(d, 86_400)]),
+            (Some(d), [h]) => checked(input, &[(d, 86_400), (*h, 3_600)]),
+            (Some(d), [h, m]) => checked(input, &[(d, 86_400), (*h, 3_600), (*m, 60)]),
+            (Some(d), [h, m, s]) => checked(input, &[(d, 86_400), (*h, 3_600), (*m, 60), (*s, 1)]),
+            (None, [m]) => checked(input, &[(*m, 60)]),
+            (None, [m, s]) => checked(input, &[(*m, 60), (*s, 1)]),
+            (None, [h, m, s]) => checked(input, &[(*h, 3_600), (*m, 60), (*s, 1)]),
+            _ => Err(invalid(input, "too many fields")),
+        }
+    }
+}
+
+/// The `--time` grammar (`time_str2secs`), fields not yet range-checked.
+fn parse_grammar(input: &str) -> Result<Spec, TimeParseError> {
     if input.is_empty() {
         return Err(invalid(input, "it is empty"));
     }
@@ -143,7 +234,7 @@ pub fn parse_printed_time(input: &str) -> Result<SlurmTime, TimeParseError> {
         || input.eq_ignore_ascii_case("INFINITE")
         || input.eq_ignore_ascii_case("UNLIMITED")
     {
-        return Ok(SlurmTime::Unlimited);
+        return Ok(Spec::Unlimited);
     }
     validate_timespec(input)?;
 
@@ -169,18 +260,10 @@ pub fn parse_printed_time(input: &str) -> Result<SlurmTime, TimeParseError> {
         }
         values.push(number(input, field)?);
     }
-    let seconds = match (days, values.as_slice()) {
-        // `1-` is accepted by Slurm and means one day.
-        (Some(d), []) => checked(input, &[(d, 86_400)])?,
-        (Some(d), [h]) => checked(input, &[(d, 86_400), (*h, 3_600)])?,
-        (Some(d), [h, m]) => checked(input, &[(d, 86_400), (*h, 3_600), (*m, 60)])?,
-        (Some(d), [h, m, s]) => checked(input, &[(d, 86_400), (*h, 3_600), (*m, 60), (*s, 1)])?,
-        (None, [m]) => checked(input, &[(*m, 60)])?,
-        (None, [m, s]) => checked(input, &[(*m, 60), (*s, 1)])?,
-        (None, [h, m, s]) => checked(input, &[(*h, 3_600), (*m, 60), (*s, 1)])?,
-        _ => return Err(invalid(input, "too many fields")),
-    };
-    Ok(SlurmTime::Limited(seconds))
+    let spec = Spec::Fields { days, values };
+    // Too many fields or a total past 64 bits is refused here, for both callers.
+    spec.seconds(input)?;
+    Ok(spec)
 }
 
 /// Slurm's `_is_valid_timespec`: only digits, `-` and `:`, at most one dash
@@ -321,9 +404,32 @@ fn parse_elapsed_whole(input: &str, text: &str) -> Result<u64, TimeParseError> {
         .iter()
         .map(|p| number(input, p))
         .collect::<Result<Vec<u64>, _>>()?;
+    let with_days = text.contains('-');
     let terms: Vec<(u64, u64)> = match values.as_slice() {
-        [h, m, s] => vec![(days, 86_400), (*h, 3_600), (*m, 60), (*s, 1)],
-        [m, s] if days == 0 => vec![(*m, 60), (*s, 1)],
+        [h, m, s] => {
+            if *m > 59 || *s > 59 {
+                return Err(invalid(
+                    input,
+                    "a minutes or seconds field is over 59, which sacct never prints",
+                ));
+            }
+            if with_days && *h > 23 {
+                return Err(invalid(
+                    input,
+                    "an hours field after the days is over 23, which sacct never prints",
+                ));
+            }
+            vec![(days, 86_400), (*h, 3_600), (*m, 60), (*s, 1)]
+        }
+        [m, s] if days == 0 => {
+            if *s > 59 {
+                return Err(invalid(
+                    input,
+                    "a seconds field is over 59, which sacct never prints",
+                ));
+            }
+            vec![(*m, 60), (*s, 1)]
+        }
         _ => return Err(invalid(input, "expected [D-]HH:MM:SS or MM:SS.mmm")),
     };
     checked(input, &terms)

@@ -1,8 +1,34 @@
 //! Reading timings files: calib's own, and foreign tables with other column names.
 //!
-//! Errors name the file, the line and what was expected. A last line cut short
-//! by a kill (the file does not end in a newline and its last record is malformed)
-//! is skipped with a warning; the rest of the file is kept.
+//! Errors name the file, the line and what was expected (exit status 2).
+//!
+//! **Torn last line.** A file whose last line does not end with a line break
+//! (`\n`, or the `\r` of a CRLF file) has its last record skipped with a
+//! warning, whatever that record holds: calib's writer ends every row with its
+//! line break in the same `write`, so an unterminated line is one a kill cut
+//! short, and a cut number can still parse (`12.3` from `12.345`) or even look
+//! valid. The rule is the same for tables written by other programs (one
+//! rule, no guess about who wrote a file): such a table keeps its last row only
+//! if it ends with a line break, and the warning says so.
+//!
+//! **Bounds** ([`crate::limits`]): an input is read under a 1 MiB line and a
+//! 4 GiB size bound, whatever it is (a regular file, a FIFO, a device, standard
+//! input), so `calib fit /dev/zero` ends with an error. A folder contributes its
+//! regular `*.csv` files only; anything else with that name (a FIFO, a socket)
+//! is skipped with a warning, since opening a FIFO no one writes to blocks
+//! forever. A `unit` above 10^9, an `elapsed_s` or `unit_s` that is not finite
+//! or is above 10 years, a NUL byte, a `cpus` that is not a count of 1 or more,
+//! a `gpus` in none of the forms below, and a header naming one column twice are
+//! bad input.
+//!
+//! **Gaps.** Units missing between two rows of a run (or before its first row,
+//! when it has several) need no memory per missing unit: the fit takes the
+//! interval between consecutive rows as one measurement of the units it covers.
+//! Each run with gaps is reported as a warning naming the run and the missing
+//! units. A run with a single row is a run-length measurement, not a gap.
+//!
+//! `gpus` holds what `calib probe` writes (`none`, `unknown ...`, or counts by
+//! model such as `2x NVIDIA A100; 1x NVIDIA T4`) or a plain count.
 //!
 //! Speed: a table over 8 MiB is cut at line ends outside quoted fields into one
 //! piece per core; the pieces are parsed in parallel into their own runs and
@@ -12,12 +38,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
+use crate::limits::{
+    excerpt, read_file_bounded, read_stdin_bounded, MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT,
+};
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
 
@@ -57,20 +85,74 @@ impl Default for IngestOptions {
 /// Something odd in the input that did not stop the read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum IngestWarning {
-    /// The last line of a file was cut short (a kill while writing) and was skipped.
+    /// The last line of a file has no line break: taken as cut short by a kill
+    /// while it was written, and skipped.
     TornLastLine { origin: String, line: u64 },
     /// A folder held no `*.csv` file.
     EmptyFolder { path: PathBuf },
     /// A file was empty (not even a header): skipped.
     EmptyFile { origin: String },
+    /// A `*.csv` entry of a folder that is not a regular file (a FIFO, a
+    /// socket, a device): skipped, since reading it could block forever.
+    NotARegularFile { path: PathBuf },
+    /// Units missing between the rows of a run: `first_missing` are the first
+    /// few missing ranges (inclusive), out of `gaps` ranges and `units` units.
+    UnitGaps {
+        origin: String,
+        /// The line of the first row after the first gap.
+        line: u64,
+        run: String,
+        first_missing: Vec<(u64, u64)>,
+        gaps: u64,
+        units: u64,
+    },
+    /// More runs with gaps than are listed one by one.
+    MoreRunsWithGaps { runs: usize },
 }
+
+/// Runs whose gaps are listed one by one; the others are counted.
+const LISTED_GAP_RUNS: usize = 10;
+/// Missing ranges shown per run.
+const SHOWN_GAPS: usize = 3;
 
 impl fmt::Display for IngestWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IngestWarning::TornLastLine { origin, line } => write!(
                 f,
-                "{origin}, line {line}: the last line is cut short (the run was killed while writing it); skipped it, every earlier row is kept"
+                "{origin}, line {line}: the last line has no line break, so it may be cut short (a run killed while writing it): skipped it, every earlier row is kept; a table written by another program keeps its last row if it ends with a line break"
+            ),
+            IngestWarning::NotARegularFile { path } => write!(
+                f,
+                "{}: not a regular file (a FIFO, socket or device named like a table); skipped it, since reading it could wait forever; name it on the command line to read it anyway",
+                path.display()
+            ),
+            IngestWarning::UnitGaps {
+                origin,
+                line,
+                run,
+                first_missing,
+                gaps,
+                units,
+            } => {
+                let shown: Vec<String> = first_missing
+                    .iter()
+                    .map(|&(a, b)| if a == b { format!("{a}") } else { format!("{a}-{b}") })
+                    .collect();
+                let more = if *gaps as usize > shown.len() { ", ..." } else { "" };
+                write!(
+                    f,
+                    "{origin}, line {line}: run `{run}` has no row for unit{} {}{more} ({units} unit{} in {gaps} gap{}); calib fits each interval between recorded units as one measurement of the units it covers, so the fit holds, but check that no rows were lost",
+                    if *units == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if *units == 1 { "" } else { "s" },
+                    if *gaps == 1 { "" } else { "s" },
+                )
+            }
+            IngestWarning::MoreRunsWithGaps { runs } => write!(
+                f,
+                "{runs} more run{} have gaps in their unit numbers (not listed one by one)",
+                if *runs == 1 { "" } else { "s" }
             ),
             IngestWarning::EmptyFile { origin } => write!(
                 f,
@@ -90,6 +172,8 @@ impl fmt::Display for IngestWarning {
 pub struct Timings {
     pub runs: Vec<RunTimings>,
     pub warnings: Vec<IngestWarning>,
+    /// Every input read, in order (for messages about the inputs as a whole).
+    pub sources: Vec<Origin>,
 }
 
 /// Expands the command-line inputs: files as given, folders to their `*.csv`
@@ -125,6 +209,15 @@ pub fn expand_inputs(
                     path: input.clone(),
                 });
             }
+            // Only regular files (symbolic links followed): opening a FIFO
+            // that no one writes to would block the whole fit.
+            found.retain(|p| {
+                let regular = std::fs::metadata(p).is_ok_and(|m| m.is_file());
+                if !regular {
+                    warnings.push(IngestWarning::NotARegularFile { path: p.clone() });
+                }
+                regular
+            });
             files.extend(found);
         } else {
             files.push(input.clone());
@@ -154,22 +247,32 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
         )?;
     }
     let mut out = Vec::with_capacity(all.runs.len());
+    let mut runs_with_gaps = 0usize;
     for builder in all.runs {
-        out.push(finish_run(builder, &origins, options)?);
+        let (run, gaps) = finish_run(builder, &origins, options)?;
+        if let Some(warning) = gaps {
+            runs_with_gaps += 1;
+            if runs_with_gaps <= LISTED_GAP_RUNS {
+                warnings.push(warning);
+            }
+        }
+        out.push(run);
+    }
+    if runs_with_gaps > LISTED_GAP_RUNS {
+        warnings.push(IngestWarning::MoreRunsWithGaps {
+            runs: runs_with_gaps - LISTED_GAP_RUNS,
+        });
     }
     Ok(Timings {
         runs: out,
         warnings,
+        sources: origins,
     })
 }
 
 fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
-    let mut bytes = Vec::new();
     if path.as_os_str() == "-" {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::io("cannot read standard input", e))?;
-        Ok((Origin::Stdin, bytes))
+        Ok((Origin::Stdin, read_stdin_bounded()?))
     } else if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
@@ -187,9 +290,7 @@ fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
             ))
         }
     } else {
-        bytes = std::fs::read(path)
-            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
-        Ok((Origin::file(path), bytes))
+        Ok((Origin::file(path), read_file_bounded(path, "it")?))
     }
 }
 
@@ -210,13 +311,75 @@ const FINGERPRINT_COLUMNS: &[&str] = {
     let (_, rest) = HEADER.split_at(5);
     rest.split_at(9).0
 };
+/// Where `cpus` and `gpus` are among [`FINGERPRINT_COLUMNS`].
+const CPUS: usize = 3;
+const GPUS: usize = 4;
+
+/// A duration in seconds: finite, from 0 to [`MAX_SECONDS`].
+fn parse_seconds(text: &str) -> Option<f64> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|t| t.is_finite() && (0.0..=MAX_SECONDS).contains(t))
+}
+
+/// Checks the `cpus` and `gpus` fields of a row: a count of 1 or more, and
+/// what `calib probe` writes for GPUs (see the module docs). Empty is allowed.
+fn check_counts<'r>(
+    field: &dyn Fn(usize) -> &'r str,
+    fingerprint: &[Option<usize>; 9],
+) -> std::result::Result<(), String> {
+    if let Some(text) = fingerprint[CPUS].map(field).filter(|t| !t.is_empty()) {
+        if !text.parse::<u32>().is_ok_and(|n| n >= 1) {
+            return Err(format!(
+                "`cpus` is `{}`; expected a whole number of CPUs, 1 or more, or empty",
+                excerpt(text)
+            ));
+        }
+    }
+    if let Some(text) = fingerprint[GPUS].map(field).filter(|t| !t.is_empty()) {
+        let count = |n: &str| n.parse::<u32>().is_ok();
+        let by_model = || {
+            text.split("; ").all(|part| {
+                part.split_once("x ")
+                    .is_some_and(|(n, model)| count(n) && !model.trim().is_empty())
+            })
+        };
+        if !(text == "none" || text.starts_with("unknown") || count(text) || by_model()) {
+            return Err(format!(
+                "`gpus` is `{}`; expected a count, `none`, or counts by model as calib probe writes them (`2x NVIDIA A100`), or empty",
+                excerpt(text)
+            ));
+        }
+    }
+    Ok(())
+}
 
 fn locate_columns(
     header: &csv::StringRecord,
     origin: &Origin,
     options: &IngestOptions,
 ) -> Result<Columns> {
-    let find = |name: &str| header.iter().position(|h| h.trim() == name);
+    // Lookups take the first column of a name: a second one of the same name
+    // would be ignored without a word, so refuse it.
+    let mut first_of: HashMap<&str, usize> = HashMap::new();
+    for (i, name) in header.iter().map(str::trim).enumerate() {
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(&first) = first_of.get(name) {
+            return Err(Error::input(
+                origin.clone(),
+                Some(1),
+                format!(
+                    "columns {} and {} are both named `{name}`; expected each column name once (rename one of them)",
+                    first + 1,
+                    i + 1
+                ),
+            ));
+        }
+        first_of.insert(name, i);
+    }
+    let find = |name: &str| first_of.get(name).copied();
     let need = |name: &str, why: &str| {
         find(name).ok_or_else(|| {
             Error::input(
@@ -474,19 +637,6 @@ fn read_table(
         })?
         .clone();
     let columns = locate_columns(&header, origin, options)?;
-    // calib's own writer ends every row with a newline in the same write, so in
-    // a file with its header an unterminated last line is torn by construction,
-    // even when what is left of it still parses (`12.3` cut from `12.345`).
-    let bytes = if !bytes.ends_with(b"\n") && header.iter().eq(HEADER.iter().copied()) {
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        warnings.push(IngestWarning::TornLastLine {
-            origin: origin.to_string(),
-            line: bytes[..keep].iter().filter(|&&b| b == b'\n').count() as u64 + 1,
-        });
-        &bytes[..keep]
-    } else {
-        bytes
-    };
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
@@ -497,7 +647,8 @@ fn read_table(
         fields: header.len(),
         columns: &columns,
         options,
-        ends_cleanly: bytes.ends_with(b"\n"),
+        // The `\r` of a CRLF line break is enough: the record before it is whole.
+        ends_cleanly: bytes.ends_with(b"\n") || bytes.ends_with(b"\r"),
     };
     let last = chunks.len() - 1;
     let results: Vec<Result<(Runs, Vec<IngestWarning>)>> = if chunks.len() == 1 {
@@ -557,6 +708,9 @@ impl Table<'_> {
         // as possibly torn; swapped with `record`, never cloned.
         let mut held = csv::StringRecord::new();
         let mut held_line: Option<u64> = None;
+        // Whether the torn last record was met already (as a CSV error), so
+        // that the record held back is a whole one.
+        let mut torn_met = false;
         loop {
             match reader.read_record(&mut record) {
                 Ok(true) => {}
@@ -569,6 +723,7 @@ impl Table<'_> {
                             origin: self.origin.to_string(),
                             line,
                         });
+                        torn_met = true;
                         break;
                     }
                     return Err(Error::input(
@@ -586,14 +741,15 @@ impl Table<'_> {
             held_line = Some(line);
         }
         if let Some(line) = held_line {
-            match self.add_record(&held, line, &mut runs) {
-                Err(Error::Input { .. }) if may_be_torn => {
-                    warnings.push(IngestWarning::TornLastLine {
-                        origin: self.origin.to_string(),
-                        line,
-                    })
-                }
-                other => other?,
+            // The last record of a table without a final line break is torn,
+            // whatever it parses to (see the module docs).
+            if may_be_torn && !torn_met {
+                warnings.push(IngestWarning::TornLastLine {
+                    origin: self.origin.to_string(),
+                    line,
+                });
+            } else {
+                self.add_record(&held, line, &mut runs)?;
             }
         }
         Ok((runs, warnings))
@@ -609,6 +765,12 @@ impl Table<'_> {
                 record.len()
             )));
         }
+        if record.as_slice().contains('\0') {
+            return Err(bad(
+                "a NUL byte in a field; expected text (is this a binary file, or one pre-allocated and never written?)"
+                    .to_string(),
+            ));
+        }
         let field = |i: usize| record.get(i).unwrap_or("").trim();
         let run = field(columns.run);
         if run.is_empty() {
@@ -620,39 +782,44 @@ impl Table<'_> {
         let end = match columns.end.map(field) {
             Some(text) if !text.is_empty() => Some(RunEnd::parse(text).ok_or_else(|| {
                 bad(format!(
-                    "`end` is `{text}`; expected exit:<code>, signal:<name>, limit, or empty"
+                    "`end` is `{}`; expected exit:<code>, signal:<name>, limit, or empty",
+                    excerpt(text)
                 ))
             })?),
             _ => None,
         };
         let unit_text = field(columns.unit);
         let unit: u64 = match unit_text.parse() {
-            Ok(u) if u >= 1 || (end.is_some() && u == 0) => u,
+            Ok(u) if (u >= 1 || (end.is_some() && u == 0)) && u <= MAX_COUNT => u,
             _ => {
                 return Err(bad(format!(
-                    "`{}` is `{unit_text}`; expected a whole number of units, 1 or more",
-                    options.unit_col
+                    "`{}` is `{}`; expected a whole number of units from 1 to {MAX_COUNT}",
+                    options.unit_col,
+                    excerpt(unit_text)
                 )))
             }
         };
         let time_text = field(columns.time);
-        let time: f64 = match time_text.parse::<f64>() {
-            Ok(t) if t.is_finite() && t >= 0.0 => t,
-            _ => {
+        let time: f64 = match parse_seconds(time_text) {
+            Some(t) => t,
+            None => {
                 return Err(bad(format!(
-                    "`{}` is `{time_text}`; expected a number of seconds, 0 or more",
-                    options.time_col
+                    "`{}` is `{}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT} (a time in milliseconds, or a timestamp?)",
+                    options.time_col,
+                    excerpt(time_text)
                 )))
             }
         };
         if let Some(i) = columns.unit_s {
             let text = field(i);
-            if !text.is_empty() && !text.parse::<f64>().is_ok_and(|v| v.is_finite() && v >= 0.0) {
+            if !text.is_empty() && parse_seconds(text).is_none() {
                 return Err(bad(format!(
-                    "`unit_s` is `{text}`; expected seconds or empty"
+                    "`unit_s` is `{}`; expected seconds from 0 to {MAX_SECONDS_TEXT}, or empty",
+                    excerpt(text)
                 )));
             }
         }
+        check_counts(&field, &columns.fingerprint).map_err(bad)?;
         let stratum_text = columns.stratum.map(field).unwrap_or("");
         let place = Place {
             file: self.file_no,
@@ -751,11 +918,13 @@ impl Table<'_> {
     }
 }
 
+/// Checks a run's rows and turns them into its points; also returns the
+/// warning about its gaps, if it has any.
 fn finish_run(
     mut builder: RunBuilder,
     origins: &[Origin],
     options: &IngestOptions,
-) -> Result<RunTimings> {
+) -> Result<(RunTimings, Option<IngestWarning>)> {
     if !builder.points.is_sorted_by_key(|(unit, _, _)| *unit) {
         builder.points.sort_by_key(|(unit, _, _)| *unit);
     }
@@ -810,17 +979,58 @@ fn finish_run(
                     ));
                 }
                 total += duration;
+                if total > MAX_SECONDS {
+                    return Err(Error::input(
+                        at(place),
+                        Some(place.line),
+                        format!(
+                            "run `{}`: the per-unit durations add up to more than {MAX_SECONDS_TEXT} by unit {unit}; expected seconds per unit",
+                            builder.run
+                        ),
+                    ));
+                }
                 points.push((*unit, total));
             }
         }
     }
+    let gaps = unit_gaps(&builder, origins);
     let end = builder.end.map(|(end, unit, time, _)| (end, unit, time));
-    Ok(RunTimings {
+    let run = RunTimings {
         run: builder.run,
         stratum: builder.stratum,
         points,
         end,
         fingerprint: builder.fingerprint,
+    };
+    Ok((run, gaps))
+}
+
+/// The warning about the units missing from a run of several rows (sorted by
+/// unit); None for a run without gaps or with a single row (a run-length row).
+fn unit_gaps(builder: &RunBuilder, origins: &[Origin]) -> Option<IngestWarning> {
+    if builder.points.len() < 2 {
+        return None;
+    }
+    let (mut first_place, mut first_missing) = (None, Vec::new());
+    let (mut gaps, mut units, mut previous) = (0u64, 0u64, 0u64);
+    for (unit, _, place) in &builder.points {
+        if *unit > previous + 1 {
+            first_place.get_or_insert(place);
+            if first_missing.len() < SHOWN_GAPS {
+                first_missing.push((previous + 1, unit - 1));
+            }
+            gaps += 1;
+            units += unit - 1 - previous;
+        }
+        previous = *unit;
+    }
+    first_place.map(|place| IngestWarning::UnitGaps {
+        origin: origins[place.file].to_string(),
+        line: place.line,
+        run: builder.run.clone(),
+        first_missing,
+        gaps,
+        units,
     })
 }
 

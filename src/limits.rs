@@ -1,0 +1,225 @@
+//! Bounds on input: where calib stops treating a value or a stream as data.
+//!
+//! Every count, duration and byte that calib reads from a user passes one of
+//! these bounds, so that a typo, a binary file or an endless stream ends in a
+//! message naming the file and line (exit status 2) rather than in a wrapped
+//! integer, a figure hundreds of digits long, or exhausted memory.
+//!
+//! - [`MAX_LINE_BYTES`], 1 MiB: no line of a timings table, a sacct text, a
+//!   partition list or a grid comes near it (a sacct line is a few hundred
+//!   bytes); a binary file, `/dev/zero` or a stream without newlines stops
+//!   there, before any parser splits it into millions of fields.
+//! - [`MAX_INPUT_BYTES`], 4 GiB per input: far above a campaign's timings
+//!   (1,000 runs x 10,000 units is about 1 GB) or a site's sacct history;
+//!   calib holds an input in memory while reading it.
+//! - [`MAX_COUNT`], 10^9: the most units a run may have and the most tasks a
+//!   stratum may have, in timings rows, grids and on the command line. Sums
+//!   and products of such counts with seconds stay exact in `u64` and `f64`.
+//! - [`MAX_SECONDS`], 10 years: the longest duration calib accepts as
+//!   measured (a timings row's `elapsed_s` or `unit_s`, a sacct `Elapsed`). No
+//!   Slurm job runs that long; a larger value is a wrong unit (milliseconds,
+//!   an epoch timestamp) or a corrupted field.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{Error, Origin, Result};
+
+/// The longest line calib reads, in bytes.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The largest single input calib reads, in bytes.
+pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+
+/// The largest number of units in a run, or tasks in a stratum.
+pub const MAX_COUNT: u64 = 1_000_000_000;
+
+/// The longest duration accepted as measured: 10 years of 365.25 days, in seconds.
+pub const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
+
+/// The bound of [`MAX_SECONDS`] in words, for messages.
+pub const MAX_SECONDS_TEXT: &str = "10 years (315576000 s)";
+
+/// The most characters of a rejected value that a message repeats.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// A value as a message repeats it: whole up to [`EXCERPT_CHARS`] characters,
+/// else its beginning and its length, so that a field of a million digits
+/// does not become a message of a million digits.
+pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+    match value.char_indices().nth(EXCERPT_CHARS) {
+        None => value.into(),
+        Some((cut, _)) => format!(
+            "{}... ({} characters)",
+            &value[..cut],
+            value.chars().count()
+        )
+        .into(),
+    }
+}
+
+/// Reads `reader` to its end, refusing a line longer than [`MAX_LINE_BYTES`] or
+/// more than [`MAX_INPUT_BYTES`] in all. `origin` names the input in messages;
+/// `size_hint` (a regular file's length) only saves reallocations.
+///
+/// Works on anything readable, so a FIFO, a character device or standard input
+/// is read under the same bounds as a file: `/dev/zero` ends after 1 MiB with
+/// an error, not when memory runs out.
+pub fn read_bounded(reader: &mut dyn Read, origin: &Origin, size_hint: u64) -> Result<Vec<u8>> {
+    if size_hint > MAX_INPUT_BYTES {
+        return Err(too_large(origin));
+    }
+    let mut bytes = Vec::with_capacity(size_hint as usize);
+    // Chunks are smaller than the line bound, so a line held entirely inside
+    // one chunk is short by construction: only the line running across chunk
+    // boundaries needs counting.
+    let mut chunk = vec![0u8; 64 << 10];
+    let mut open_line = 0usize;
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(format!("cannot read {origin}"), e)),
+        };
+        let got = &chunk[..n];
+        match got.iter().position(|&b| b == b'\n') {
+            None => open_line += n,
+            Some(first) => {
+                if open_line + first > MAX_LINE_BYTES {
+                    bytes.extend_from_slice(got);
+                    return Err(line_too_long(origin, &bytes, bytes.len() - n + first));
+                }
+                let last = got.iter().rposition(|&b| b == b'\n').unwrap_or(first);
+                open_line = n - last - 1;
+            }
+        }
+        bytes.extend_from_slice(got);
+        if open_line > MAX_LINE_BYTES {
+            return Err(line_too_long(origin, &bytes, bytes.len()));
+        }
+        if bytes.len() as u64 > MAX_INPUT_BYTES {
+            return Err(too_large(origin));
+        }
+    }
+    Ok(bytes)
+}
+
+/// Reads standard input under the bounds of [`read_bounded`].
+pub fn read_stdin_bounded() -> Result<Vec<u8>> {
+    read_bounded(&mut std::io::stdin().lock(), &Origin::Stdin, 0)
+}
+
+/// Opens and reads a file the user named, under the bounds of [`read_bounded`].
+/// A file that cannot be opened or read is bad input (exit 2): the message says
+/// `cannot read {what}: <reason>` (`what`: "the grid", "it", ...).
+pub fn read_file_bounded(path: &Path, what: &str) -> Result<Vec<u8>> {
+    let origin = Origin::file(path);
+    let unreadable =
+        |e: std::io::Error| Error::input(origin.clone(), None, format!("cannot read {what}: {e}"));
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if meta.is_dir() {
+        return Err(Error::input(
+            origin,
+            None,
+            format!("cannot read {what}: it is a folder; expected a file"),
+        ));
+    }
+    // A FIFO or a device has no length: it is read like a stream, under the bounds.
+    let hint = if meta.is_file() { meta.len() } else { 0 };
+    read_bounded(&mut file, &origin, hint).map_err(|e| match e {
+        Error::Io { source, .. } => unreadable(source),
+        other => other,
+    })
+}
+
+/// The bytes as UTF-8 text; invalid UTF-8 is bad input naming its line.
+pub fn into_text(bytes: Vec<u8>, origin: &Origin) -> Result<String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        Error::input(
+            origin.clone(),
+            Some(line_of(e.as_bytes(), at)),
+            "not UTF-8 text; expected a text table",
+        )
+    })
+}
+
+/// The line holding byte `at` (1-based), for messages.
+fn line_of(bytes: &[u8], at: usize) -> u64 {
+    bytes[..at.min(bytes.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
+}
+
+fn line_too_long(origin: &Origin, bytes: &[u8], at: usize) -> Error {
+    Error::input(
+        origin.clone(),
+        Some(line_of(bytes, at.saturating_sub(1))),
+        format!(
+            "the line is longer than {} MiB without a line break; expected a text table \
+             (is this a binary file, or a device such as /dev/zero?)",
+            MAX_LINE_BYTES >> 20
+        ),
+    )
+}
+
+fn too_large(origin: &Origin) -> Error {
+    Error::input(
+        origin.clone(),
+        None,
+        format!(
+            "more than {} GiB; calib reads one input into memory: split it into several files",
+            MAX_INPUT_BYTES >> 30
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_keep_short_values_and_cut_long_ones() {
+        assert_eq!(excerpt("1e300"), "1e300");
+        let long = "9".repeat(400);
+        let shown = excerpt(&long);
+        assert!(shown.starts_with(&"9".repeat(EXCERPT_CHARS)), "{shown}");
+        assert!(shown.ends_with("... (400 characters)"), "{shown}");
+        assert_eq!(
+            excerpt(&"é".repeat(41))
+                .chars()
+                .filter(|&c| c == 'é')
+                .count(),
+            40
+        );
+    }
+
+    #[test]
+    fn a_long_line_is_refused_at_its_number() {
+        let mut text = b"a\nb\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        let err = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0).unwrap_err();
+        match err {
+            Error::Input { line, .. } => assert_eq!(line, Some(3)),
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn a_line_just_under_the_bound_across_chunks_is_kept() {
+        let mut text = vec![b'x'; MAX_LINE_BYTES];
+        text.push(b'\n');
+        text.extend(vec![b'y'; MAX_LINE_BYTES]);
+        let got = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0).unwrap();
+        assert_eq!(got.len(), 2 * MAX_LINE_BYTES + 1);
+        // One more byte on the first line crosses the bound.
+        let mut text = vec![b'x'; MAX_LINE_BYTES + 1];
+        text.push(b'\n');
+        let err = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0).unwrap_err();
+        assert!(matches!(err, Error::Input { line: Some(1), .. }), "{err}");
+    }
+}

@@ -1,0 +1,597 @@
+//! Bad and absurd input, end to end: every case ends promptly with exit status
+//! 2 and a message naming the file and line (or with a warning when the rest
+//! of the input is sound), never with a wrapped number, a figure hundreds of
+//! digits long, a blocked read or exhausted memory.
+//!
+//! Covers issue 11, defects 6 (unit numbers: bounds and gaps), 7 (non-finite
+//! and absurd values in fit and budget alike), 8 (the torn last line), 9
+//! (line and input bounds, FIFOs, devices) and 10 (smaller checks).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use calib::slurm::time::{
+    parse_elapsed, parse_printed_limit, parse_printed_time, parse_time, SlurmTime,
+};
+use calib::timings::{read_timings, IngestOptions, IngestWarning};
+
+const HEADER: &str = "run,stratum,unit,elapsed_s";
+
+/// Runs calib with no stdin; fails the test if it has not ended within 20 s
+/// (killing the child it started).
+fn calib(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_calib"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "calib {args:?} did not end within 20 s; stderr: {}",
+                text(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Asserts exit 2 and that stderr has `file, line N` and every fragment.
+fn refused(out: &Output, at: &str, fragments: &[&str]) -> String {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(at), "`{at}` missing from: {err}");
+    for f in fragments {
+        assert!(err.contains(f), "`{f}` missing from: {err}");
+    }
+    err
+}
+
+/// The longest run of decimal digits in a text.
+fn longest_number(s: &str) -> usize {
+    s.split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------
+// 6. Unit numbers: bounds, and gaps without memory per unit.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_unit_near_2_pow_64_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,18446744073709551615,20\n"),
+    );
+    let out = calib(&["fit", &f]);
+    refused(
+        &out,
+        "t.csv, line 3",
+        &["18446744073709551615", "1000000000"],
+    );
+}
+
+#[test]
+fn gaps_in_unit_numbers_are_fitted_and_reported_naming_run_and_units() {
+    // Two rows at units 9,999,999 and 10,000,000 once made the fit allocate a
+    // table of 10^7 entries (400 MB); r1 is complete.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!(
+            "{HEADER}\nr1,d=a,1,1\nr1,d=a,2,2\nr2,d=a,9999999,99999.99\nr2,d=a,10000000,100000\n"
+        ),
+    );
+    let out = calib(&["fit", &f]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("t.csv, line 4") && err.contains("run `r2`") && err.contains("1-9999998"),
+        "{err}"
+    );
+    assert!(!err.contains("run `r1`"), "r1 has no gap: {err}");
+}
+
+#[test]
+fn an_interval_across_a_gap_counts_as_the_units_it_covers() {
+    // 2 s per unit, recorded at units 1, 5, 10, 20, 30 only: the fitted rate is
+    // the true one, since each interval is weighed as the units it covers.
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = format!("{HEADER}\n");
+    for run in ["r1", "r2"] {
+        for unit in [1u64, 5, 10, 20, 30] {
+            csv.push_str(&format!("{run},d=a,{unit},{}\n", 2 * unit));
+        }
+    }
+    let path = PathBuf::from(write(dir.path(), "t.csv", &csv));
+    let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
+    let gaps: Vec<&IngestWarning> = timings
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, IngestWarning::UnitGaps { .. }))
+        .collect();
+    assert_eq!(gaps.len(), 2, "{:?}", timings.warnings);
+    match gaps[0] {
+        IngestWarning::UnitGaps {
+            run,
+            first_missing,
+            gaps,
+            units,
+            ..
+        } => {
+            assert_eq!(run, "r1");
+            assert_eq!(first_missing, &[(2, 4), (6, 9), (11, 19)]);
+            // 2-4, 6-9, 11-19, 21-29: 3 + 4 + 9 + 9 units.
+            assert_eq!((*gaps, *units), (4, 25));
+        }
+        other => panic!("{other:?}"),
+    }
+    let report = calib::fit::fit_timings(&timings, &calib::fit::FitOptions::default()).unwrap();
+    let rate = report.model.strata[0].projection.chosen.params.a;
+    assert!((rate - 2.0).abs() < 1e-6, "per-unit cost {rate}");
+}
+
+#[test]
+fn runs_with_gaps_beyond_ten_are_counted_not_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = format!("{HEADER}\n");
+    for run in 0..13 {
+        csv.push_str(&format!("r{run},d=a,1,1\nr{run},d=a,3,3\n"));
+    }
+    let path = PathBuf::from(write(dir.path(), "t.csv", &csv));
+    let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
+    let listed = timings
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, IngestWarning::UnitGaps { .. }))
+        .count();
+    assert_eq!(listed, 10);
+    assert!(timings
+        .warnings
+        .contains(&IngestWarning::MoreRunsWithGaps { runs: 3 }));
+}
+
+// ---------------------------------------------------------------------------
+// 7. Non-finite and absurd values: exit 2 in fit and in budget alike.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn non_finite_and_absurd_times_are_bad_input_in_fit_and_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "elapsed_s",
+            "inf",
+            format!("{HEADER}\nr1,d=a,1,1\nr1,d=a,2,inf\nr1,d=a,3,3\n"),
+        ),
+        (
+            "elapsed_s",
+            "NaN",
+            format!("{HEADER}\nr1,d=a,1,1\nr1,d=a,2,NaN\nr1,d=a,3,3\n"),
+        ),
+        (
+            "elapsed_s",
+            "1e300",
+            format!("{HEADER}\nr1,d=a,1,1\nr1,d=a,2,1e300\nr1,d=a,3,3\n"),
+        ),
+        // Just over 10 years.
+        (
+            "elapsed_s",
+            "315576001",
+            format!("{HEADER}\nr1,d=a,1,1\nr1,d=a,2,315576001\nr1,d=a,3,315576002\n"),
+        ),
+        (
+            "unit_s",
+            "inf",
+            format!("{HEADER},unit_s\nr1,d=a,1,1,1\nr1,d=a,2,2,inf\nr1,d=a,3,3,1\n"),
+        ),
+    ];
+    for (column, value, csv) in cases {
+        let f = write(dir.path(), "t.csv", &csv);
+        let fit = calib(&["fit", &f]);
+        let err = refused(&fit, "t.csv, line 3", &[column, value]);
+        assert!(err.contains("10 years"), "{err}");
+        let budget = calib(&["budget", &f, "--units", "100", "--partitions", "p 1:00:00"]);
+        let err = refused(&budget, "t.csv, line 3", &[column, value]);
+        assert!(longest_number(&text(&budget.stdout)) < 30, "{err}");
+    }
+    // A value of 400 digits is not repeated whole in the message.
+    let huge = format!("1{}", "0".repeat(399));
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,1\nr1,d=a,2,{huge}\nr1,d=a,3,3\n"),
+    );
+    for args in [
+        vec!["fit", &f],
+        vec!["budget", &f, "--units", "9", "--partitions", "p 1:00:00"],
+    ] {
+        let err = refused(&calib(&args), "t.csv, line 3", &["(400 characters)"]);
+        assert!(longest_number(&err) < 50, "{err}");
+    }
+    // Ten years exactly is the bound, and is kept.
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,315576000\n"),
+    );
+    assert_eq!(calib(&["fit", &f]).status.code(), Some(0));
+}
+
+#[test]
+fn per_unit_durations_adding_up_past_the_bound_are_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,200000000\nr1,d=a,2,200000000\nr1,d=a,3,1\n"),
+    );
+    let out = calib(&["fit", &f, "--per-unit"]);
+    refused(&out, "t.csv, line 3", &["add up", "unit 2"]);
+}
+
+#[test]
+fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
+    // Ten years per unit, 10^9 units, 10^9 tasks: every bound at once.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,315576000\n"),
+    );
+    for partitions in ["p 1:00:00", "p infinite"] {
+        for format in ["table", "json", "sbatch"] {
+            let out = calib(&[
+                "budget",
+                &f,
+                "--units",
+                "1000000000",
+                "--tasks",
+                "1000000000",
+                "--partitions",
+                partitions,
+                "--format",
+                format,
+            ]);
+            let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert_eq!(out.status.code(), Some(3), "{all}");
+            // The over_cap segment length is a --time value, never a
+            // formatted infinity (17 digits of days before).
+            assert!(longest_number(&all) < 25, "{partitions} {format}: {all}");
+        }
+    }
+    let out = calib(&["fit", &f, "--units", "18446744073709551615"]);
+    refused(&out, "--units", &["1000000000"]);
+    let out = calib(&["fit", &f, "--units", "1000000000"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        longest_number(&text(&out.stdout)) < 25,
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn grid_values_that_are_not_counts_are_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let model_src = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n"),
+    );
+    for value in ["inf", "NaN", "1e300", "-3", "1000000001"] {
+        let grid = write(
+            dir.path(),
+            "grid.csv",
+            format!("stratum,units\nd=a,{value}\n"),
+        );
+        let out = calib(&[
+            "budget",
+            &model_src,
+            "--grid",
+            &grid,
+            "--partitions",
+            "p 1:00:00",
+        ]);
+        refused(&out, "grid.csv, line 2", &[value]);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 8. The torn last line: any last line without its line break is skipped.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_unterminated_last_line_is_skipped_whatever_it_parses_to() {
+    let dir = tempfile::tempdir().unwrap();
+    // `25` cut to `2`: read, it would go backwards (an error before).
+    let backwards = format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\nr1,d=a,3,2");
+    let f = write(dir.path(), "t.csv", &backwards);
+    let out = calib(&["fit", &f]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("t.csv, line 4") && err.contains("cut short"),
+        "{err}"
+    );
+
+    // `3000` cut to `300`: it parses and is plausible; kept silently before.
+    let plausible = format!("{HEADER}\nr1,d=a,1,100\nr1,d=a,2,200\nr1,d=a,3,300");
+    let path = PathBuf::from(write(dir.path(), "u.csv", &plausible));
+    let t = read_timings(std::slice::from_ref(&path), &IngestOptions::default()).unwrap();
+    assert_eq!(t.runs[0].points, [(1, 100.0), (2, 200.0)]);
+    assert!(matches!(
+        t.warnings.as_slice(),
+        [IngestWarning::TornLastLine { line: 4, .. }]
+    ));
+
+    // With its line break (or the `\r` of a CRLF one) the last row is kept.
+    for ending in ["\n", "\r\n", "\r"] {
+        let whole = format!("{plausible}{ending}");
+        let path = PathBuf::from(write(dir.path(), "v.csv", &whole));
+        let t = read_timings(&[path], &IngestOptions::default()).unwrap();
+        assert_eq!(t.runs[0].points.len(), 3, "{ending:?}");
+        assert!(t.warnings.is_empty(), "{ending:?}: {:?}", t.warnings);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 9. Memory and blocking.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_fifo_in_a_timings_folder_is_skipped_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.csv",
+        format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n"),
+    );
+    let fifo = dir.path().join("b.csv");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out = calib(&["fit", dir.path().to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("b.csv") && err.contains("not a regular file"),
+        "{err}"
+    );
+    assert!(text(&out.stdout).contains("d=a"));
+}
+
+#[test]
+fn dev_zero_ends_promptly_as_bad_input_everywhere() {
+    let out = calib(&["fit", "/dev/zero"]);
+    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    let out = calib(&[
+        "budget",
+        "/dev/zero",
+        "--units",
+        "10",
+        "--partitions",
+        "p 1:00:00",
+    ]);
+    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    let out = calib(&["budget", "--model", "x", "--partitions", "@/dev/zero"]);
+    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    let out = calib(&["audit", "@/dev/zero"]);
+    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+}
+
+#[test]
+fn a_10_mb_single_line_sacct_text_is_refused() {
+    // A header-like line of 5 million columns: it took 650 MB and 12 s to
+    // read, then passed as an empty audit.
+    let dir = tempfile::tempdir().unwrap();
+    let mut line = String::from("JobID");
+    while line.len() < 10_000_000 {
+        line.push_str("|a");
+    }
+    line.push('\n');
+    let f = write(dir.path(), "sacct.txt", &line);
+    let out = calib(&["audit", &format!("@{f}")]);
+    refused(&out, "sacct.txt, line 1", &["longer than 1 MiB"]);
+}
+
+#[test]
+fn a_long_line_in_a_timings_file_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(2 << 20);
+    let f = write(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER},note\nr1,d=a,1,10,a\nr1,d=a,2,20,{long}\nr1,d=a,3,30,a\n"),
+    );
+    let out = calib(&["fit", &f]);
+    refused(&out, "t.csv, line 3", &["longer than 1 MiB"]);
+}
+
+// ---------------------------------------------------------------------------
+// 10. Smaller checks.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn no_unit_rows_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "t.csv", format!("{HEADER}\n"));
+    let out = calib(&["fit", &f]);
+    let err = refused(&out, "t.csv", &["no unit rows"]);
+    assert!(!err.contains("PATH"), "{err}");
+}
+
+#[test]
+fn a_column_named_twice_is_refused_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s,unit\nr1,d=a,1,10,7\nr1,d=a,2,20,8\n",
+    );
+    let out = calib(&["fit", &f]);
+    refused(&out, "t.csv, line 1", &["columns 3 and 5", "`unit`"]);
+}
+
+#[test]
+fn bad_cpus_gpus_and_nul_bytes_are_refused_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "run,stratum,unit,elapsed_s,host,cpus,gpus";
+    let cases: [(&str, &str); 4] = [
+        ("r1,d=a,2,20,h,-3,none", "`cpus` is `-3`"),
+        ("r1,d=a,2,20,h,4,xx", "`gpus` is `xx`"),
+        ("r1,d=a,2,20,h,4,2x", "`gpus` is `2x`"),
+        ("r1,d=a,2,20,h\0st,4,none", "NUL"),
+    ];
+    for (bad_row, needle) in cases {
+        let f = write(
+            dir.path(),
+            "t.csv",
+            format!("{header}\nr1,d=a,1,10,h,4,none\n{bad_row}\nr1,d=a,3,30,h,4,none\n"),
+        );
+        refused(&calib(&["fit", &f]), "t.csv, line 3", &[needle]);
+    }
+    // What calib probe writes is accepted.
+    for gpus in [
+        "none",
+        "2x NVIDIA A100-SXM4-40GB; 1x NVIDIA T4",
+        "unknown (nvidia-smi -L gave no answer in 15s)",
+        "0",
+        "",
+    ] {
+        let f = write(
+            dir.path(),
+            "t.csv",
+            format!("{header}\nr1,d=a,1,10,h,4,{gpus}\nr1,d=a,2,20,h,4,{gpus}\n"),
+        );
+        let out = calib(&["fit", &f]);
+        assert_eq!(out.status.code(), Some(0), "{gpus}: {}", text(&out.stderr));
+    }
+}
+
+const SACCT: &str = "JobID|JobName|State|Elapsed|Timelimit";
+
+#[test]
+fn audit_refuses_an_absurd_elapsed_and_explains_a_task_past_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // 99,999,999,999 days against a one-minute limit printed
+    // "used 14399999999856000%".
+    let f = write(
+        dir.path(),
+        "s.txt",
+        format!("{SACCT}\n1_1|x|COMPLETED|99999999999-00:00:00|00:01:00\n"),
+    );
+    refused(
+        &calib(&["audit", &format!("@{f}")]),
+        "s.txt, line 2",
+        &["Elapsed", "10 years"],
+    );
+
+    // A task that completed 5 minutes past its hour (OverTimeLimit).
+    let f = write(
+        dir.path(),
+        "s.txt",
+        format!("{SACCT}\n1_1|x|COMPLETED|01:05:00|01:00:00\n1_2|x|COMPLETED|00:30:00|01:00:00\n"),
+    );
+    let out = calib(&["audit", &format!("@{f}")]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.contains("used 108%"), "{stdout}");
+    assert!(
+        stdout.contains("ran past its time limit") && stdout.contains("OverTimeLimit"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn audit_shows_shares_from_1000_percent_as_more_than_999() {
+    assert_eq!(calib::audit::percent(9.99), "999%");
+    assert_eq!(calib::audit::percent(9.996), ">999%");
+    assert_eq!(calib::audit::percent(5_260_000.0), ">999%");
+}
+
+#[test]
+fn printed_minutes_and_seconds_over_59_are_refused_but_time_input_keeps_slurms_grammar() {
+    for bad in [
+        "1:00:99",
+        "0:60:0",
+        "1-00:60:00",
+        "1-24:00:00",
+        "1-30",
+        "5:60",
+    ] {
+        assert!(parse_printed_time(bad).is_err(), "{bad}");
+        assert!(parse_printed_limit(bad).is_err(), "{bad}");
+    }
+    // The leading field is not bounded: 90 minutes, 48 hours.
+    assert_eq!(parse_printed_time("90:00"), Ok(SlurmTime::Limited(5_400)));
+    assert_eq!(
+        parse_printed_time("48:00:00"),
+        Ok(SlurmTime::Limited(172_800))
+    );
+    // sbatch --time reads 1:00:99 as 1:01:39, as Slurm does.
+    assert_eq!(parse_time("1:00:99"), Ok(SlurmTime::Limited(3_699)));
+    // Past Slurm's 32-bit minute count: no partition has that limit.
+    assert!(parse_printed_time("213503982334601-0").is_err());
+    assert!(parse_printed_time("2982616-00:00:00").is_ok());
+    // sacct Elapsed.
+    assert!(parse_elapsed("00:00:99").is_err());
+    assert!(parse_elapsed("1-24:00:00").is_err());
+    assert!(parse_elapsed("00:99.5").is_err());
+    assert_eq!(parse_elapsed("1-23:59:59").unwrap(), Some(172_799.0));
+
+    let out = calib(&["budget", "--model", "x", "--partitions", "short 1:00:99"]);
+    refused(&out, "--partitions, line 1", &["1:00:99", "over 59"]);
+}
+
+#[test]
+fn array_ranges_past_32_bits_are_refused_and_large_ones_do_not_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    // A range reaching 2^64 - 1 overflowed the task count (exit 101).
+    let f = write(
+        dir.path(),
+        "s.txt",
+        format!("{SACCT}\n1_[0-18446744073709551615]|x|PENDING||01:00:00\n"),
+    );
+    refused(
+        &calib(&["audit", &format!("@{f}")]),
+        "s.txt, line 2",
+        &["32 bits"],
+    );
+    // The largest ranges Slurm can print, several times over, are counted.
+    let f = write(
+        dir.path(),
+        "s.txt",
+        format!(
+            "{SACCT}\n1_[0-4294967295]|x|PENDING||01:00:00\n2_[0-4294967295]|x|PENDING||01:00:00\n"
+        ),
+    );
+    let out = calib(&["audit", &format!("@{f}")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("tasks 8589934592"),
+        "{}",
+        text(&out.stdout)
+    );
+}
