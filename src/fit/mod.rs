@@ -582,8 +582,9 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
 /// with unit rows: each run's intervals are compared with the curve scaled by
 /// that run's own level (ln L_k = ln T_k / P(U_k)), over n - p - (K - 1) degrees
 /// of freedom. None when it does not apply (one run, run-length rows, no
-/// residual degrees of freedom). The curve is evaluated at the recorded units
-/// only, so gaps in unit numbers cost nothing.
+/// residual degrees of freedom). The curve's totals are tabulated by unit when
+/// the table is no longer than the rows (consecutive units, the common case),
+/// else evaluated at each row, so that gaps in unit numbers cost no memory.
 fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f64) -> Option<f64> {
     let k = runs.len();
     if k < 2 || runs.iter().any(|r| r.points.len() < 2) {
@@ -591,10 +592,22 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
     }
     let curve = Curve::from(fit);
     let eval = Evaluator::new(&curve, horizon, floor);
+    let row_count: u64 = runs.iter().map(|r| r.points.len() as u64).sum();
+    let table: Vec<f64> = if horizon <= row_count {
+        (0..=horizon).map(|u| eval.total(u)).collect()
+    } else {
+        Vec::new()
+    };
+    let total_at = |u: u64| {
+        usize::try_from(u)
+            .ok()
+            .and_then(|i| table.get(i).copied())
+            .unwrap_or_else(|| eval.total(u))
+    };
     let (mut ss_within, mut ss_pooled, mut rows) = (0.0, 0.0, 0usize);
     for run in runs {
         let &(u_last, t_last) = run.points.last()?;
-        let level = t_last / eval.total(u_last);
+        let level = t_last / total_at(u_last);
         if !(level.is_finite() && level > 0.0) {
             return None;
         }
@@ -602,7 +615,7 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
         // in every total, so it cancels except in the first interval.
         let mut prev = (0u64, 0.0f64, 0.0f64);
         for &(u, t) in &run.points {
-            let total = eval.total(u);
+            let total = total_at(u);
             let (y, e, w) = (t - prev.1, total - prev.2, 1.0 / (u - prev.0) as f64);
             ss_within += w * (y - level * e).powi(2);
             ss_pooled += w * (y - e).powi(2);

@@ -16,7 +16,8 @@
 //! input), so `calib fit /dev/zero` ends with an error. A folder contributes its
 //! regular `*.csv` files only; anything else with that name (a FIFO, a socket)
 //! is skipped with a warning, since opening a FIFO no one writes to blocks
-//! forever. A `unit` above 10^9, an `elapsed_s` or `unit_s` that is not finite
+//! forever. A path named on the command line is read whatever it is (the FIFO
+//! of a shell's `<(...)`, a device), under the same bounds. A `unit` above 10^9, an `elapsed_s` or `unit_s` that is not finite
 //! or is above 10 years, a NUL byte, a `cpus` that is not a count of 1 or more,
 //! a `gpus` in none of the forms below, and a header naming one column twice are
 //! bad input.
@@ -1083,6 +1084,35 @@ mod tests {
             run += 1;
         }
         (s.into_bytes(), line)
+    }
+
+    #[test]
+    fn the_torn_last_line_of_a_table_read_in_parallel_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.csv");
+        let (mut bytes, last_line) = big_table(None);
+        let rows_whole = {
+            std::fs::write(&path, &bytes).unwrap();
+            let t = read_timings(std::slice::from_ref(&path), &IngestOptions::default()).unwrap();
+            assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+            t.runs.iter().map(|r| r.points.len()).sum::<usize>()
+        };
+        // A last row cut inside its time (`12.5` -> `12`): it parses, and is
+        // read by the last of the parallel pieces.
+        assert!(bytes.len() > PARALLEL_BYTES);
+        bytes.extend_from_slice(b"torn,\"d=a\",1,12");
+        std::fs::write(&path, &bytes).unwrap();
+        let t = read_timings(&[path], &IngestOptions::default()).unwrap();
+        let rows: usize = t.runs.iter().map(|r| r.points.len()).sum();
+        assert_eq!(rows, rows_whole);
+        assert!(t.runs.iter().all(|r| r.run != "torn"));
+        assert_eq!(
+            t.warnings,
+            [IngestWarning::TornLastLine {
+                origin: t.sources[0].to_string(),
+                line: last_line + 1
+            }]
+        );
     }
 
     #[test]
