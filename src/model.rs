@@ -216,25 +216,32 @@ impl StratumModel {
             ));
         }
         let spread = &params.spread;
+        let prior = if spread.pooled_strata > 0 {
+            format!(
+                "the campaign's spread, pooled over {} strata",
+                spread.pooled_strata
+            )
+        } else {
+            format!("an assumed {:.0}%", spread.prior_sd * 100.0)
+        };
         if spread.runs <= 1 {
             notes.push(format!(
-                "one run measured: spread between runs unmeasured, assumed {:.0}%",
-                spread.prior_sd * 100.0
+                "one run measured: spread between runs unmeasured, taken from {prior}"
             ));
         } else {
             notes.push(format!(
-                "spread between {} runs: {:.1}% (log-sd, shrunk toward {:.0}%)",
+                "spread between {} runs: {:.1}% over the probe, {:.1}% in their current per-unit rates (log-sd, shrunk toward {prior})",
                 spread.runs,
                 spread.sd * 100.0,
-                spread.prior_sd * 100.0
+                spread.rate_sd * 100.0,
             ));
         }
         if !params.alternatives.is_empty() {
             notes.push(format!(
-                "bound covers the forms the probe cannot rule out: {}",
+                "model average over the forms the probe cannot rule out (their disagreement widens the bound): {}",
                 params
                     .curves()
-                    .map(|c| c.form.name())
+                    .map(|c| format!("{} {:.0}%", c.form.name(), c.weight * 100.0))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));

@@ -49,6 +49,9 @@ pub struct Curve {
     /// degrees of freedom to estimate it (then the bound counts the spread and
     /// the extrapolation allowance only).
     pub fit: Option<FitUncertainty>,
+    /// The form's weight in the model average, in [0, 1]; the weights of a
+    /// stratum's forms sum to 1.
+    pub weight: f64,
 }
 
 /// The estimated uncertainty of a form's parameters.
@@ -60,29 +63,107 @@ pub struct FitUncertainty {
     pub df: f64,
 }
 
-/// How much a new run of the stratum may differ from the curve (log scale:
-/// run k costs `L_k P(N)`, `ln L_k` with the mean, max and sd below).
+/// How much a new run of the stratum may differ from the curve: its level over
+/// the probe and its current rate (see the module docs; estimated by
+/// `crate::fit::divergence`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSpread {
-    /// Runs whose level was measured (K).
+    /// Runs whose level was measured (R).
     pub runs: usize,
-    /// Mean log level over runs (m̄).
+    /// Mean log level over runs (l̄).
     pub mean_ln_level: f64,
-    /// Largest log level: the most expensive run observed (m_max).
+    /// Largest log level: the most expensive run observed over the probe.
     pub max_ln_level: f64,
-    /// Standard deviation of a run's log level (σ, ≈ coefficient of variation).
+    /// Standard deviation of a run's log level (σ_l, ≈ coefficient of variation).
     pub sd: f64,
-    /// Degrees of freedom of σ (at least 1).
+    /// Degrees of freedom of σ_l (at least 1).
     pub df: f64,
     /// The σ assumed before any run was measured (what one run is given).
     pub prior_sd: f64,
+    /// Mean log current rate over runs (d̄).
+    pub mean_ln_rate: f64,
+    /// Standard deviation of a run's log current rate (σ_d).
+    pub rate_sd: f64,
+    /// Degrees of freedom of σ_d (at least 1).
+    pub rate_df: f64,
+    /// Growth exponent γ of rate differences beyond the probe.
+    pub growth: f64,
+    /// Each run's (log level, log current rate): the measured cost projects
+    /// the most expensive of them.
+    pub deviations: Vec<(f64, f64)>,
+    /// Strata of the campaign whose spread the priors pooled (0: the fixed prior).
+    pub pooled_strata: usize,
 }
 
 impl RunSpread {
-    /// Variance of a new run's log level around the mean level.
-    pub fn predictive_var(&self) -> f64 {
-        let k = self.runs.max(1) as f64;
-        self.sd.powi(2) * (1.0 + 1.0 / k)
+    /// g(N): the mean of (i/H)^γ over (H, N], by the integral; 1 within the probe.
+    pub fn growth_factor(&self, horizon: u64, n: u64) -> f64 {
+        if n <= horizon || self.growth == 0.0 {
+            return 1.0;
+        }
+        let (h, n, g) = (horizon as f64, n as f64, self.growth);
+        h / (g + 1.0) * ((n / h).powf(g + 1.0) - 1.0) / (n - h)
+    }
+
+    /// The shares of a run of N units spent before and after the probe's end,
+    /// from the curve's P(H) and P(N).
+    fn shares(p_horizon: f64, p_n: f64) -> (f64, f64) {
+        let w_k = if p_n > 0.0 {
+            (p_horizon / p_n).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        (w_k, 1.0 - w_k)
+    }
+
+    /// ln of a run's deviation from the curve at N, for a run at log level
+    /// `level` over the probe that goes on at log rate `rate`: its measured
+    /// rate is carried forward as it is (only the uncertainty about a new
+    /// run's rate grows with the distance, in [`RunSpread::predictive_var`]),
+    /// so that a run's projected time never falls as N grows.
+    fn deviation(level: f64, rate: f64, shares: (f64, f64)) -> f64 {
+        (shares.0 * level.exp() + shares.1 * rate.exp()).ln()
+    }
+
+    /// Centre of a new run's log deviation at N.
+    pub fn centre(&self, p_horizon: f64, p_n: f64) -> f64 {
+        Self::deviation(
+            self.mean_ln_level,
+            self.mean_ln_rate,
+            Self::shares(p_horizon, p_n),
+        )
+    }
+
+    /// The most expensive observed run's log deviation at N.
+    pub fn max_run(&self, p_horizon: f64, p_n: f64) -> f64 {
+        let shares = Self::shares(p_horizon, p_n);
+        let worst = self
+            .deviations
+            .iter()
+            .map(|&(l, d)| Self::deviation(l, d, shares))
+            .fold(f64::NEG_INFINITY, f64::max);
+        if worst.is_finite() {
+            worst
+        } else {
+            self.max_ln_level
+        }
+    }
+
+    /// Variance of a new run's log deviation around the centre at N, and its
+    /// degrees of freedom. The level and rate parts are added as perfectly
+    /// correlated (an upper bound on the variance of their sum when the
+    /// correlation is unknown); a new run adds the factor 1 + 1/R.
+    pub fn predictive_var(&self, horizon: u64, n: u64, p_horizon: f64, p_n: f64) -> (f64, f64) {
+        let (w_k, w_f) = Self::shares(p_horizon, p_n);
+        let g = self.growth_factor(horizon, n);
+        let sd = w_k * self.sd + w_f * self.rate_sd * g;
+        let r = self.runs.max(1) as f64;
+        let df = if w_f * self.rate_sd * g > w_k * self.sd {
+            self.rate_df
+        } else {
+            self.df
+        };
+        (sd * sd * (1.0 + 1.0 / r), df.max(1.0))
     }
 }
 
@@ -301,9 +382,9 @@ impl<'a> Projector<'a> {
         self.evals[0].unit_cost(i)
     }
 
-    /// The central projection of a run of `n` units: P(N) at the mean level.
+    /// The central projection of a run of `n` units.
     pub fn predicted(&self, n: u64) -> f64 {
-        self.curve(n.max(1)) * self.spread.mean_ln_level.exp()
+        self.central(n.max(1))
     }
 
     pub fn extrapolation_var(&self, n: u64) -> f64 {
@@ -344,18 +425,37 @@ impl<'a> Projector<'a> {
         t
     }
 
-    /// The bound of form `k` at N, before the envelope.
-    fn form_bound(&self, k: usize, n: u64, confidence: f64) -> f64 {
-        let e = &self.evals[k];
-        let p = e.total(n).max(f64::MIN_POSITIVE);
-        let v_spread = self.spread.predictive_var();
-        let v_fit = (e.se(n) / p).powi(2);
+    /// P̄(N): the weighted geometric mean of the forms' projections.
+    fn averaged(&self, n: u64) -> f64 {
+        self.evals
+            .iter()
+            .map(|e| e.curve.weight * e.total(n).max(f64::MIN_POSITIVE).ln())
+            .sum::<f64>()
+            .exp()
+    }
+
+    /// Centre, log-variance and degrees of freedom of a new run at N.
+    fn distribution(&self, n: u64) -> (f64, f64, f64) {
+        let p_bar = self.averaged(n);
+        let ln_p_bar = p_bar.ln();
+        let p_h = self.averaged(self.horizon);
+        let centre = ln_p_bar + self.spread.centre(p_h, p_bar);
+        let (v_spread, spread_df) = self.spread.predictive_var(self.horizon, n, p_h, p_bar);
+        let (mut v_fit, mut v_model, mut fit_df_weighted) = (0.0, 0.0, 0.0);
+        for e in &self.evals {
+            let p = e.total(n).max(f64::MIN_POSITIVE);
+            let w = e.curve.weight;
+            v_fit += w * (e.se(n) / p).powi(2);
+            v_model += w * (p.ln() - ln_p_bar).powi(2);
+            fit_df_weighted += w * e.df();
+        }
         let v_ext = self.extrapolation_var(n);
-        let v = v_spread + v_fit + v_ext;
-        let fit_df = e.df();
-        let denom = v_spread.powi(2) / self.spread.df.max(1.0)
-            + if fit_df > 0.0 {
-                v_fit.powi(2) / fit_df
+        let v = v_spread + v_fit + v_model + v_ext;
+        // Welch–Satterthwaite over the estimated parts; the model and
+        // extrapolation terms are taken as known.
+        let denom = v_spread.powi(2) / spread_df
+            + if fit_df_weighted > 0.0 {
+                v_fit.powi(2) / fit_df_weighted
             } else {
                 0.0
             };
@@ -364,23 +464,39 @@ impl<'a> Projector<'a> {
         } else {
             f64::INFINITY
         };
-        let margin = (self.t(confidence, df) * v.sqrt()).min(MAX_LOG_MARGIN);
-        (p.ln() + self.spread.mean_ln_level + margin).exp()
+        (centre, v, df)
     }
 
     fn raw_upper(&self, n: u64, confidence: f64) -> f64 {
-        (0..self.evals.len())
-            .map(|k| self.form_bound(k, n, confidence))
+        let (centre, v, df) = self.distribution(n);
+        let margin = (self.t(confidence, df) * v.sqrt()).min(MAX_LOG_MARGIN);
+        (centre + margin).exp()
+    }
+
+    /// The measured cost at N: the most expensive observed run, projected with
+    /// each form the probe cannot rule out; the largest of them, so that it
+    /// holds whichever of those forms is true.
+    fn floor(&self, n: u64) -> f64 {
+        let p_h_bar = self.averaged(self.horizon);
+        let p_n_bar = self.averaged(n);
+        let worst = self.spread.max_run(p_h_bar, p_n_bar);
+        self.evals
+            .iter()
+            .map(|e| e.total(n) * worst.exp())
             .fold(0.0, f64::max)
+    }
+
+    /// The central projection of a run of `n` units.
+    fn central(&self, n: u64) -> f64 {
+        self.distribution(n).0.exp()
     }
 
     /// Like [`Projector::project`] without the running-maximum envelope (for
     /// plots, which sample many N).
     pub fn project_fast(&self, units: u64, confidence: f64) -> Bounds {
         let n = units.max(1);
-        let curve = self.curve(n);
-        let predicted = curve * self.spread.mean_ln_level.exp();
-        let floor = curve * self.spread.max_ln_level.exp();
+        let predicted = self.central(n);
+        let floor = self.floor(n);
         let upper = self.raw_upper(n, confidence);
         Bounds {
             predicted_s: predicted,
@@ -391,9 +507,8 @@ impl<'a> Projector<'a> {
 
     pub fn project(&self, units: u64, confidence: f64) -> Bounds {
         let n = units.max(1);
-        let curve = self.curve(n);
-        let predicted = curve * self.spread.mean_ln_level.exp();
-        let floor = curve * self.spread.max_ln_level.exp();
+        let predicted = self.central(n);
+        let floor = self.floor(n);
         // A step function over a fixed grid is non-decreasing by construction:
         // every N' in 1..=256, then the geometric grid up to its first point >= N.
         let mut upper: f64 = 0.0;
@@ -436,6 +551,7 @@ mod tests {
                 b: -0.5,
             },
             fit: None,
+            weight: 1.0,
         };
         let e = Evaluator::new(&curve, 10, 1e-6);
         let mut last = 0.0;

@@ -3,9 +3,10 @@
 
 use std::io::Write;
 
-use calib::fit::{fit_timings, FitOptions, Form, Params, Spread};
+use calib::fit::divergence::{self, DivergencePrior, RunDivergence};
+use calib::fit::{fit_timings, FitOptions, Form, Params};
 use calib::model::{ModelFingerprint, StratumModel};
-use calib::projection::{Curve, FitUncertainty, ProjectionParams, RunSpread};
+use calib::projection::{Curve, FitUncertainty, ProjectionParams};
 use calib::synth::{self, Cost, Rng, RunSpec};
 use calib::timings::{read_timings, IngestOptions};
 use proptest::prelude::*;
@@ -99,13 +100,21 @@ proptest! {
         for j in 0..3 { for k in 0..3 {
             cov[j][k] = sd[j] * sd[k] * if j == k { 1.0 } else { corr };
         }}
-        let fit = Curve { form, params: Params { startup, a, b }, fit: Some(FitUncertainty { covariance: cov, df: 7.0 }) };
+        let fit = Curve { form, params: Params { startup, a, b }, fit: Some(FitUncertainty { covariance: cov, df: 7.0 }), weight: 0.5 };
         let projection = ProjectionParams {
             chosen: fit.clone(),
             alternatives: vec![Curve { form: Form::Constant, ..fit }],
             probe_units: horizon,
             min_unit_cost_s: 1e-6,
-            spread: RunSpread::from(&Spread::from_levels(&levels, 0.1, 3.0)),
+            spread: divergence::spread(
+                &levels
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &l)| RunDivergence { run: format!("r{k}"), units: horizon, ln_level: l, ln_rate: -l })
+                    .collect::<Vec<_>>(),
+                None,
+                &DivergencePrior { prior_sd: 0.1, prior_runs: 3.0, pool_max_runs: 6.0, growth: 0.5 },
+            ),
             extrapolation_kappa: 0.05,
         };
         // Built in memory, unchecked: the projection's guards alone must hold.

@@ -295,17 +295,24 @@ fn budget_projects_from_the_params_the_file_states() {
     let mut doc = fitted(dir.path(), &timings_csv());
     let path = write_model(dir.path(), "fitted.json", &doc);
     let (predicted_1, floor_1) = predicted(dir.path(), &path);
-    // Twice the startup and twice every unit's cost: c(i) doubles for each
+    // Twice the startup and twice every unit's cost, in the chosen form and in
+    // every alternative (the projection averages them): c(i) doubles for each
     // form when a doubles, and b too for the additive forms.
-    let model = doc["strata"][0]["model"].as_str().unwrap().to_string();
-    let params = doc["strata"][0]["params"].as_object_mut().unwrap();
-    let scaled: Vec<&str> = match model.as_str() {
-        "linear" | "log" => vec!["startup_s", "a", "b"],
-        _ => vec!["startup_s", "a"],
+    let double = |curve: &mut serde_json::Value| {
+        let model = curve["model"].as_str().unwrap().to_string();
+        let params = curve["params"].as_object_mut().unwrap();
+        let scaled: Vec<&str> = match model.as_str() {
+            "linear" | "log" => vec!["startup_s", "a", "b"],
+            _ => vec!["startup_s", "a"],
+        };
+        for name in scaled {
+            let v = params[name].as_f64().unwrap();
+            params[name] = json!(2.0 * v);
+        }
     };
-    for name in scaled {
-        let v = params[name].as_f64().unwrap();
-        params[name] = json!(2.0 * v);
+    double(&mut doc["strata"][0]);
+    for k in 0..doc["strata"][0]["alternatives"].as_array().unwrap().len() {
+        double(&mut doc["strata"][0]["alternatives"][k]);
     }
     let path = write_model(dir.path(), "doubled.json", &doc);
     let (predicted_2, floor_2) = predicted(dir.path(), &path);

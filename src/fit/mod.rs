@@ -41,6 +41,7 @@
 //! Warnings ([`warnings`]) and reporting ([`export`], [`plot`]) are kept apart from
 //! the statistics.
 
+pub mod divergence;
 pub mod export;
 pub mod lsq;
 pub mod plot;
@@ -64,8 +65,9 @@ pub use warnings::FitWarning;
 use crate::error::{Error, Origin, Result};
 use crate::limits::MAX_COUNT;
 use crate::model::{ModelFile, ModelFingerprint, StratumModel};
-use crate::projection::{Curve, Evaluator, ProjectionParams, Projector, RunSpread};
+use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 use crate::timings::{RunTimings, Timings};
+use divergence::{CampaignPrior, DivergencePrior, RunDivergence};
 
 /// Knobs of the fit; the defaults are the documented method.
 #[derive(Debug, Clone)]
@@ -80,6 +82,12 @@ pub struct FitOptions {
     pub spread_prior_runs: f64,
     /// Extrapolation allowance: log-sd added per e-fold beyond the longest probe.
     pub extrapolation_kappa: f64,
+    /// Cap on the weight, in pseudo-runs, of the campaign's pooled spread as a
+    /// stratum's prior ([`divergence`]).
+    pub pool_max_runs: f64,
+    /// Growth exponent γ of rate differences between runs beyond the probe
+    /// ([`divergence`]).
+    pub divergence_growth: f64,
 }
 
 impl Default for FitOptions {
@@ -90,11 +98,22 @@ impl Default for FitOptions {
             spread_prior_sd: 0.10,
             spread_prior_runs: 3.0,
             extrapolation_kappa: 0.05,
+            pool_max_runs: 6.0,
+            divergence_growth: 0.0,
         }
     }
 }
 
 impl FitOptions {
+    fn divergence_prior(&self) -> DivergencePrior {
+        DivergencePrior {
+            prior_sd: self.spread_prior_sd,
+            prior_runs: self.spread_prior_runs,
+            pool_max_runs: self.pool_max_runs,
+            growth: self.divergence_growth,
+        }
+    }
+
     /// The options a model file can state: see [`crate::model`].
     fn check(&self) -> Result<()> {
         if !(self.confidence > 0.5 && self.confidence < 1.0) {
@@ -111,6 +130,8 @@ impl FitOptions {
             ("spread_prior_sd", self.spread_prior_sd, 0.0),
             ("spread_prior_runs", self.spread_prior_runs, 1.0),
             ("extrapolation_kappa", self.extrapolation_kappa, 0.0),
+            ("pool_max_runs", self.pool_max_runs, 0.0),
+            ("divergence_growth", self.divergence_growth, 0.0),
         ];
         for (name, value, min) in knobs {
             if !(value.is_finite() && value >= min) {
@@ -202,8 +223,16 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
             .flat_map(|h| h.join().expect("a fitting thread panicked"))
             .collect()
     });
-    for result in results {
-        let fit = result?;
+    let fits = results.into_iter().collect::<Result<Vec<StratumFit>>>()?;
+    // Partial pooling: the strata fitted together are one campaign, whose
+    // pooled run-to-run variances become each stratum's prior.
+    let measures: Vec<Vec<RunDivergence>> = fits.iter().map(|f| f.divergence.clone()).collect();
+    let campaign = CampaignPrior::pool(&measures);
+    for mut fit in fits {
+        if let Some(campaign) = &campaign {
+            fit.model.projection.spread =
+                divergence::spread(&fit.divergence, Some(campaign), &options.divergence_prior());
+        }
         strata.push(fit.model);
         reports.push(fit.report);
         warnings.extend(fit.warnings);
@@ -270,6 +299,8 @@ struct StratumFit {
     model: StratumModel,
     report: StratumReport,
     warnings: Vec<FitWarning>,
+    /// Each run's level and current rate, for the campaign's pooling.
+    divergence: Vec<RunDivergence>,
 }
 
 /// A stratum's rows as intervals (step 1), with what the report needs of them.
@@ -371,21 +402,6 @@ fn candidate_fits(obs: &[lsq::Obs], horizon: u64) -> Vec<lsq::FormFit> {
         .collect()
 }
 
-/// Step 5: each run's log level against the chosen curve, at its last unit.
-fn run_levels(chosen: &Evaluator, runs: &[&RunTimings]) -> Vec<f64> {
-    runs.iter()
-        .map(|run| {
-            let &(u, t) = run.points.last().expect("runs with points only");
-            let p = chosen.total(u);
-            if t > 0.0 && p > 0.0 {
-                (t / p).ln()
-            } else {
-                0.0
-            }
-        })
-        .collect()
-}
-
 fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
     let data = intervals(runs);
@@ -412,10 +428,6 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
     let min_unit_cost_s = (data.mean_rate_s * 1e-6).max(1e-12);
     // 5. Spread: levels against the chosen curve.
     let chosen_curve = Curve::from(&plausible[0]);
-    let ln_levels = run_levels(
-        &Evaluator::new(&chosen_curve, horizon, min_unit_cost_s),
-        runs,
-    );
     // The fits' residual variance includes the level differences between runs,
     // which the spread term counts already: use the within-run variance instead.
     for fit in plausible.iter_mut() {
@@ -430,18 +442,26 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
             fit.df = (fit.df - (runs.len() - 1) as f64).max(1.0);
         }
     }
-    let spread = Spread::from_levels(
-        &ln_levels,
-        options.spread_prior_sd,
-        options.spread_prior_runs,
-    );
+    // The runs' levels and current rates against the chosen curve; the
+    // campaign's pooling, when there is one, replaces this spread afterwards.
+    let chosen_eval = Evaluator::new(&chosen_curve, horizon, min_unit_cost_s);
+    let measures: Vec<RunDivergence> = runs
+        .iter()
+        .map(|r| divergence::measure(&r.run, &r.points, &|n| chosen_eval.total(n)))
+        .collect();
+    let spread = divergence::spread(&measures, None, &options.divergence_prior());
+    let weights = form_weights(&choice, &plausible);
     // 6. What a projection needs: the model schema.
+    let weighted = |k: usize| Curve {
+        weight: weights[k],
+        ..Curve::from(&plausible[k])
+    };
     let projection = ProjectionParams {
-        chosen: Curve::from(&plausible[0]),
-        alternatives: plausible[1..].iter().map(Curve::from).collect(),
+        chosen: weighted(0),
+        alternatives: (1..plausible.len()).map(weighted).collect(),
         probe_units: horizon,
         min_unit_cost_s,
-        spread: RunSpread::from(&spread),
+        spread,
         extrapolation_kappa: options.extrapolation_kappa,
     };
     let projector = Projector::new(&projection);
@@ -492,7 +512,42 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         model,
         report,
         warnings: w,
+        divergence: measures,
     })
+}
+
+/// Weights of the plausible forms in the model average (pseudo-Bayesian model
+/// averaging on the holdout score; Yao, Vehtari, Simpson & Gelman, "Using
+/// stacking to average Bayesian predictive distributions", Bayesian Analysis
+/// 2018, §3): `w_f ∝ exp(-z_f² / 2)` with `z_f` the form's holdout score minus
+/// the best, in units of their standard error. Without a holdout the plausible
+/// forms weigh alike. The weights sum to 1.
+fn form_weights(choice: &select::Choice, plausible: &[CurveFit]) -> Vec<f64> {
+    let score_of = |form: Form| choice.scores.iter().find(|s| s.form == form);
+    let best = plausible
+        .iter()
+        .filter_map(|c| score_of(c.form))
+        .filter(|s| s.score.is_finite())
+        .min_by(|a, b| a.score.total_cmp(&b.score));
+    let raw: Vec<f64> = plausible
+        .iter()
+        .map(|c| match (best, score_of(c.form)) {
+            (Some(best), Some(s)) if s.score.is_finite() => {
+                let se = s.se.max(best.se).max(1e-12);
+                let z = (s.score - best.score) / se;
+                (-0.5 * z * z).exp()
+            }
+            (Some(_), _) => 0.0,
+            (None, _) => 1.0,
+        })
+        .collect();
+    let total: f64 = raw.iter().sum();
+    if total > 0.0 && total.is_finite() {
+        raw.iter().map(|w| w / total).collect()
+    } else {
+        let n = plausible.len().max(1) as f64;
+        vec![1.0 / n; plausible.len()]
+    }
 }
 
 /// What the warnings of one stratum are decided from.

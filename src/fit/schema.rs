@@ -3,10 +3,9 @@
 
 use super::lsq::FormFit;
 use super::select::{Choice, FormScore, Selection};
-use super::spread::Spread;
 use crate::forms::{Form, Params};
 use crate::model::{ScoreRecord, SelectionMethod, SelectionRecord};
-use crate::projection::{Curve, FitUncertainty, RunSpread};
+use crate::projection::{Curve, FitUncertainty};
 
 /// One fitted form as the fit keeps it (its covariance rescaled to the
 /// within-run variance, see [`super`]).
@@ -44,19 +43,7 @@ impl From<&CurveFit> for Curve {
                 covariance: f.cov,
                 df: f.df,
             }),
-        }
-    }
-}
-
-impl From<&Spread> for RunSpread {
-    fn from(s: &Spread) -> Self {
-        RunSpread {
-            runs: s.runs,
-            mean_ln_level: s.mean_ln_level,
-            max_ln_level: s.max_ln_level,
-            sd: s.posterior_sd,
-            df: s.df,
-            prior_sd: s.prior_sd,
+            weight: 1.0,
         }
     }
 }

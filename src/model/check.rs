@@ -121,6 +121,7 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
         "the log-sd added per e-fold beyond the probe",
     )?;
     spread(m)?;
+    weights(m)?;
     curve("", &p.chosen, h)?;
     let mut seen = vec![p.chosen.form];
     for (k, alternative) in p.alternatives.iter().enumerate() {
@@ -207,7 +208,96 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
         s.prior_sd,
         0.0,
         "the spread assumed before any run",
-    )
+    )?;
+    finite_at_least(
+        "spread.rate_sd",
+        s.rate_sd,
+        0.0,
+        "the sd of a run's log current rate",
+    )?;
+    finite_at_least(
+        "spread.rate_df",
+        s.rate_df,
+        1.0,
+        "the rate spread's degrees of freedom",
+    )?;
+    if !(s.growth.is_finite() && (0.0..=MAX_GROWTH).contains(&s.growth)) {
+        return Err(Defect::new(
+            "spread.growth",
+            format!(
+                "is {}; expected an exponent from 0 to {MAX_GROWTH}",
+                num(s.growth)
+            ),
+        ));
+    }
+    // Log deviations beyond ±MAX_LN_DEVIATION (a factor of 10^6) are no
+    // measurement: they would overflow a projection.
+    let in_range = |x: f64| x.is_finite() && x.abs() <= MAX_LN_DEVIATION;
+    if !in_range(s.mean_ln_rate) {
+        return Err(Defect::new(
+            "spread.mean_ln_rate",
+            format!(
+                "is {}; expected a finite log rate ratio",
+                num(s.mean_ln_rate)
+            ),
+        ));
+    }
+    if s.deviations.len() != s.runs {
+        return Err(Defect::new(
+            "spread.deviations",
+            format!(
+                "has {} entries for {} runs; expected one [level, rate] per run",
+                s.deviations.len(),
+                s.runs
+            ),
+        ));
+    }
+    if let Some(k) = s
+        .deviations
+        .iter()
+        .position(|&(l, d)| !(in_range(l) && in_range(d)))
+    {
+        return Err(Defect::new(
+            format!("spread.deviations[{k}]"),
+            format!(
+                "is {:?}; expected finite log ratios within ±{MAX_LN_DEVIATION}",
+                s.deviations[k]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Largest growth exponent of rate differences a model may state.
+const MAX_GROWTH: f64 = 2.0;
+/// Largest log deviation of a run from the curve a model may state.
+const MAX_LN_DEVIATION: f64 = 13.8;
+
+/// The weights of the forms are each in [0, 1] and sum to 1.
+fn weights(m: &StratumModel) -> Result<(), Defect> {
+    let p = &m.projection;
+    let mut total = 0.0;
+    for (k, c) in p.curves().enumerate() {
+        let field = if k == 0 {
+            "weight".to_string()
+        } else {
+            format!("alternatives[{}].weight", k - 1)
+        };
+        if !(c.weight.is_finite() && (0.0..=1.0).contains(&c.weight)) {
+            return Err(Defect::new(
+                field,
+                format!("is {}; expected a weight from 0 to 1", num(c.weight)),
+            ));
+        }
+        total += c.weight;
+    }
+    if (total - 1.0).abs() > 1e-6 {
+        return Err(Defect::new(
+            "weight",
+            format!("the forms' weights sum to {}; expected 1", num(total)),
+        ));
+    }
+    Ok(())
 }
 
 fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {

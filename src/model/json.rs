@@ -45,6 +45,8 @@ pub struct StratumJson {
     warnings: Vec<String>,
     #[serde(deserialize_with = "Option::deserialize")]
     fit: Option<FitJson>,
+    /// The chosen form's weight in the model average.
+    weight: f64,
     alternatives: Vec<CurveJson>,
     probe_units: u64,
     min_unit_cost_s: f64,
@@ -60,6 +62,7 @@ pub struct CurveJson {
     params: BTreeMap<String, f64>,
     #[serde(deserialize_with = "Option::deserialize")]
     fit: Option<FitJson>,
+    weight: f64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -76,6 +79,13 @@ pub struct SpreadJson {
     sd: f64,
     df: f64,
     prior_sd: f64,
+    mean_ln_rate: f64,
+    rate_sd: f64,
+    rate_df: f64,
+    growth: f64,
+    /// Per run: [log level, log current rate].
+    deviations: Vec<[f64; 2]>,
+    pooled_strata: usize,
 }
 
 impl From<ModelFile> for FileJson {
@@ -125,6 +135,7 @@ fn curve_json(curve: &Curve) -> CurveJson {
                 .collect(),
             df: fit.df,
         }),
+        weight: curve.weight,
     }
 }
 
@@ -141,6 +152,7 @@ impl From<StratumModel> for StratumJson {
             fingerprint: m.fingerprint,
             warnings: m.warnings,
             fit: chosen.fit,
+            weight: chosen.weight,
             alternatives: p.alternatives.iter().map(curve_json).collect(),
             probe_units: p.probe_units,
             min_unit_cost_s: p.min_unit_cost_s,
@@ -150,6 +162,12 @@ impl From<StratumModel> for StratumJson {
                 sd: p.spread.sd,
                 df: p.spread.df,
                 prior_sd: p.spread.prior_sd,
+                mean_ln_rate: p.spread.mean_ln_rate,
+                rate_sd: p.spread.rate_sd,
+                rate_df: p.spread.rate_df,
+                growth: p.spread.growth,
+                deviations: p.spread.deviations.iter().map(|&(l, d)| [l, d]).collect(),
+                pooled_strata: p.spread.pooled_strata,
             },
             extrapolation_kappa: p.extrapolation_kappa,
             selection: m.selection,
@@ -164,6 +182,7 @@ fn curve_from(
     model: &str,
     params: &BTreeMap<String, f64>,
     fit: Option<&FitJson>,
+    weight: f64,
 ) -> Result<Curve, Defect> {
     let form = Form::ALL
         .into_iter()
@@ -224,6 +243,7 @@ fn curve_from(
             b: values[2],
         },
         fit,
+        weight,
     })
 }
 
@@ -231,7 +251,7 @@ impl TryFrom<StratumJson> for StratumModel {
     type Error = Defect;
 
     fn try_from(s: StratumJson) -> Result<Self, Defect> {
-        let chosen = curve_from("", &s.model, &s.params, s.fit.as_ref())?;
+        let chosen = curve_from("", &s.model, &s.params, s.fit.as_ref(), s.weight)?;
         let alternatives = s
             .alternatives
             .iter()
@@ -242,6 +262,7 @@ impl TryFrom<StratumJson> for StratumModel {
                     &c.model,
                     &c.params,
                     c.fit.as_ref(),
+                    c.weight,
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -261,6 +282,12 @@ impl TryFrom<StratumJson> for StratumModel {
                     sd: s.spread.sd,
                     df: s.spread.df,
                     prior_sd: s.spread.prior_sd,
+                    mean_ln_rate: s.spread.mean_ln_rate,
+                    rate_sd: s.spread.rate_sd,
+                    rate_df: s.spread.rate_df,
+                    growth: s.spread.growth,
+                    deviations: s.spread.deviations.iter().map(|&[l, d]| (l, d)).collect(),
+                    pooled_strata: s.spread.pooled_strata,
                 },
                 extrapolation_kappa: s.extrapolation_kappa,
             },

@@ -1,0 +1,312 @@
+//! Run-to-run divergence: how far a new run may stray from the curve at N.
+//!
+//! Runs of one stratum differ in two ways that a short probe shows differently:
+//!
+//! - their **level** over the probe: `l_k = ln(T_k / P(K_k))`, run k's time at
+//!   its last probed unit K_k against the fitted curve P;
+//! - their **current rate**: `d_k`, the median over the last quarter of run k's
+//!   probe (at least [`MIN_WINDOW`] intervals) of `ln(observed / curve)` per
+//!   interval. The median keeps a few transient slow units (a pause, a noisy
+//!   neighbour) from posing as a divergence.
+//!
+//! Seen on real programs: runs whose levels agree within a few percent over a
+//! probe end far apart at N, and the divergence shows first in the current rate.
+//! So a run's projection to N is the time it has spent plus the rest of the run
+//! at its own current rate, not its probe level carried forward:
+//!
+//! `T_k(N) = P(K) e^{l_k} + (P(N) - P(K)) e^{d_k g(N)}`, with
+//! `g(N) = mean over i in (K, N] of (i / K)^γ`,
+//!
+//! where γ states how rate differences keep growing after the probe (0: they
+//! persist unchanged; 0.5: they grow like a random walk's spread; 1: linearly,
+//! like random slopes; Laird & Ware 1982, Harvey 1990). γ is one constant for
+//! all programs, chosen by leave-one-program-out validation (see `FitOptions`).
+//!
+//! **Few runs, many strata.** Two or three runs cannot estimate their own
+//! spread. The variances of l and d get scaled-inverse-χ² priors whose scale is
+//! the campaign's pooled variance (every stratum fitted together, weighted by
+//! its degrees of freedom) and whose weight is the campaign's degrees of freedom,
+//! capped at `pool_max_runs` pseudo-runs: partial pooling, as in Gelman et al.,
+//! *Bayesian Data Analysis*, 3rd ed., ch. 5 (with the hyperparameters estimated
+//! from the campaign: empirical Bayes). A stratum alone uses the fixed prior
+//! (`spread_prior_sd`, `spread_prior_runs`). Many runs that agree overrule
+//! either prior.
+//!
+//! **The bound** (`crate::projection::RunSpread`). The log-sd of a new run's
+//! deviation from the curve at N is taken as `w_K sd_l + w_F sd_d g(N)` with
+//! `w_K = P(K)/P(N)`, `w_F = 1 - w_K`: the two parts are treated as perfectly
+//! correlated, which bounds the variance of their sum from above when the
+//! correlation is unknown (as with 2-3 runs). A new run adds the predictive
+//! factor `sqrt(1 + 1/R)` for R runs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::projection::RunSpread;
+
+/// Fewest intervals in the current-rate window.
+pub const MIN_WINDOW: usize = 3;
+
+/// One run's divergence measures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDivergence {
+    pub run: String,
+    /// The run's last probed unit.
+    pub units: u64,
+    /// ln(T / P(units)).
+    pub ln_level: f64,
+    /// Median ln(observed / curve) over the last quarter's intervals.
+    pub ln_rate: f64,
+}
+
+/// Per-run measures from (unit, elapsed) points and a curve `total(n)` = P(n).
+/// A run with one point (a run-length row) has its rate equal to its level; a
+/// run with no time to compare (no points, a zero time) sits on the curve.
+pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> RunDivergence {
+    let Some(&(units, elapsed)) = points.last() else {
+        return RunDivergence {
+            run: run.to_string(),
+            units: 0,
+            ln_level: 0.0,
+            ln_rate: 0.0,
+        };
+    };
+    let p = total(units);
+    let ln_level = if p > 0.0 && elapsed > 0.0 {
+        (elapsed / p).ln()
+    } else {
+        0.0
+    };
+    let intervals = points.len().saturating_sub(1);
+    let window = (intervals / 4).max(MIN_WINDOW).min(intervals);
+    let mut ratios: Vec<f64> = points
+        .windows(2)
+        .skip(intervals - window)
+        .filter_map(|w| {
+            let (u0, t0) = w[0];
+            let (u1, t1) = w[1];
+            let expected = total(u1) - total(u0);
+            let observed = t1 - t0;
+            (expected > 0.0 && observed > 0.0).then(|| (observed / expected).ln())
+        })
+        .collect();
+    let ln_rate = if ratios.is_empty() {
+        ln_level
+    } else {
+        ratios.sort_by(f64::total_cmp);
+        let mid = ratios.len() / 2;
+        if ratios.len().is_multiple_of(2) {
+            (ratios[mid - 1] + ratios[mid]) / 2.0
+        } else {
+            ratios[mid]
+        }
+    };
+    RunDivergence {
+        run: run.to_string(),
+        units,
+        ln_level,
+        ln_rate,
+    }
+}
+
+/// Sample mean and sum of squared deviations.
+fn moments(values: &[f64]) -> (f64, f64) {
+    let n = values.len().max(1) as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    (mean, values.iter().map(|v| (v - mean).powi(2)).sum())
+}
+
+/// A variance with its prior and posterior (scaled-inverse-χ²).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PooledVariance {
+    /// Sample variance of this stratum (None below two runs).
+    pub sample: Option<f64>,
+    /// Prior scale (a variance) and weight (pseudo-runs).
+    pub prior: f64,
+    pub prior_runs: f64,
+    /// Posterior scale and degrees of freedom.
+    pub posterior: f64,
+    pub df: f64,
+}
+
+impl PooledVariance {
+    /// Conjugate update of a scaled-inverse-χ²(prior_runs, prior) with the
+    /// sum of squares `ss` of `runs` values.
+    pub fn update(ss: f64, runs: usize, prior: f64, prior_runs: f64) -> PooledVariance {
+        let extra = runs.saturating_sub(1) as f64;
+        let df = prior_runs + extra;
+        PooledVariance {
+            sample: (runs >= 2).then(|| ss / extra),
+            prior,
+            prior_runs,
+            posterior: if df > 0.0 {
+                (prior_runs * prior + ss) / df
+            } else {
+                prior
+            },
+            df,
+        }
+    }
+}
+
+/// What the campaign says about run-to-run variances: the pooled variances of
+/// levels and of rates, with their degrees of freedom.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CampaignPrior {
+    pub level_var: f64,
+    pub rate_var: f64,
+    /// Σ (runs - 1) over the strata that contributed.
+    pub df: f64,
+    pub strata: usize,
+}
+
+impl CampaignPrior {
+    /// Pools the strata's measures; None when fewer than two strata have two
+    /// or more runs (nothing to pool).
+    pub fn pool(strata: &[Vec<RunDivergence>]) -> Option<CampaignPrior> {
+        let (mut ss_l, mut ss_d, mut df, mut count) = (0.0, 0.0, 0.0, 0);
+        for runs in strata.iter().filter(|r| r.len() >= 2) {
+            let levels: Vec<f64> = runs.iter().map(|r| r.ln_level).collect();
+            let rates: Vec<f64> = runs.iter().map(|r| r.ln_rate).collect();
+            ss_l += moments(&levels).1;
+            ss_d += moments(&rates).1;
+            df += (runs.len() - 1) as f64;
+            count += 1;
+        }
+        (count >= 2 && df > 0.0).then(|| CampaignPrior {
+            level_var: ss_l / df,
+            rate_var: ss_d / df,
+            df,
+            strata: count,
+        })
+    }
+}
+
+/// The constants of the divergence model (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DivergencePrior {
+    /// Fixed prior log-sd for a stratum fitted alone.
+    pub prior_sd: f64,
+    /// Its weight, in pseudo-runs.
+    pub prior_runs: f64,
+    /// Cap on the campaign prior's weight, in pseudo-runs.
+    pub pool_max_runs: f64,
+    /// γ.
+    pub growth: f64,
+}
+
+/// A stratum's spread for projections: its runs' measures, with variances
+/// shrunk toward the campaign's (or the fixed prior when there is no campaign).
+pub fn spread(
+    runs: &[RunDivergence],
+    campaign: Option<&CampaignPrior>,
+    prior: &DivergencePrior,
+) -> RunSpread {
+    let levels: Vec<f64> = runs.iter().map(|r| r.ln_level).collect();
+    let rates: Vec<f64> = runs.iter().map(|r| r.ln_rate).collect();
+    let (mean_l, ss_l) = moments(&levels);
+    let (mean_d, ss_d) = moments(&rates);
+    let fixed = prior.prior_sd * prior.prior_sd;
+    let (prior_l, prior_d, weight) = match campaign {
+        Some(c) => (c.level_var, c.rate_var, c.df.min(prior.pool_max_runs)),
+        None => (fixed, fixed, prior.prior_runs),
+    };
+    let level = PooledVariance::update(ss_l, runs.len(), prior_l, weight);
+    let rate = PooledVariance::update(ss_d, runs.len(), prior_d, weight);
+    let max_l = levels.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    RunSpread {
+        runs: runs.len(),
+        mean_ln_level: mean_l,
+        max_ln_level: if max_l.is_finite() { max_l } else { mean_l },
+        sd: level.posterior.sqrt(),
+        df: level.df.max(1.0),
+        prior_sd: prior_l.sqrt(),
+        mean_ln_rate: mean_d,
+        rate_sd: rate.posterior.sqrt(),
+        rate_df: rate.df.max(1.0),
+        growth: prior.growth,
+        deviations: runs.iter().map(|r| (r.ln_level, r.ln_rate)).collect(),
+        pooled_strata: campaign.map_or(0, |c| c.strata),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(n: u64) -> f64 {
+        2.0 + n as f64
+    }
+
+    /// A run at a constant rate `rate` x the curve's after `switch`, 1 before.
+    fn points(rate: f64, switch: u64, units: u64) -> Vec<(u64, f64)> {
+        let mut t = 2.0;
+        (1..=units)
+            .map(|i| {
+                t += if i > switch { rate } else { 1.0 };
+                (i, t)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_current_rate_sees_a_change_the_level_hides() {
+        let run = measure("a", &points(1.5, 16, 20), &curve);
+        // The level moved by 2 s of 22: under 10%.
+        assert!((run.ln_level - (24.0f64 / 22.0).ln()).abs() < 1e-12);
+        assert!((run.ln_rate - 1.5f64.ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_few_slow_units_do_not_move_the_rate() {
+        let mut p = points(1.0, 0, 40);
+        // Unit 38 took 10x: shift every later time by 9 s.
+        for point in p.iter_mut().skip(37) {
+            point.1 += 9.0;
+        }
+        let run = measure("a", &p, &curve);
+        assert!(run.ln_rate.abs() < 1e-12, "{}", run.ln_rate);
+        assert!(run.ln_level > 0.1);
+    }
+
+    fn divergences(rates: &[f64]) -> Vec<RunDivergence> {
+        rates
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| RunDivergence {
+                run: format!("r{k}"),
+                units: 20,
+                ln_level: 0.0,
+                ln_rate: d,
+            })
+            .collect()
+    }
+
+    const PRIOR: DivergencePrior = DivergencePrior {
+        prior_sd: 0.1,
+        prior_runs: 3.0,
+        pool_max_runs: 4.0,
+        growth: 0.0,
+    };
+
+    #[test]
+    fn pooling_moves_a_stratum_toward_the_campaign_and_its_own_data_overrules_it() {
+        let wide = divergences(&[-0.3, 0.0, 0.3]);
+        let tight = divergences(&[-0.01, 0.0, 0.01]);
+        let campaign = CampaignPrior::pool(&[wide.clone(), wide, tight.clone()]).unwrap();
+        let alone = spread(&tight, None, &PRIOR);
+        let pooled = spread(&tight, Some(&campaign), &PRIOR);
+        // The campaign's rates differ far more than the fixed 10% prior says.
+        assert!(pooled.rate_sd > alone.rate_sd);
+        assert!(pooled.rate_sd.powi(2) < campaign.rate_var);
+        assert_eq!(pooled.pooled_strata, 3);
+        // Twenty tight runs overrule the campaign.
+        let many = divergences(&[-0.01, 0.01].repeat(10));
+        let overruled = spread(&many, Some(&campaign), &PRIOR);
+        assert!(overruled.rate_sd.powi(2) < 0.3 * campaign.rate_var);
+    }
+
+    #[test]
+    fn one_stratum_is_no_campaign() {
+        assert!(CampaignPrior::pool(&[divergences(&[0.1, -0.1])]).is_none());
+    }
+}
