@@ -274,15 +274,16 @@ fn locate_columns(
 /// when nothing looks like a candidate. Only a suggestion for the message:
 /// calib never reads a guessed column by itself.
 fn column_flags_hint(header: &csv::StringRecord, options: &IngestOptions) -> String {
-    const GUESSES: [(&str, &[&str]); 3] = [
-        ("--run-col", &["run", "seed", "replicate", "trial", "task"]),
+    // Per flag, the words a column's name may hold for it.
+    const GUESSES: [(&str, &str); 3] = [
+        ("--run-col", "run seed replicate trial task"),
         (
             "--unit-col",
-            &["unit", "epoch", "generation", "gen", "iteration", "iter", "step", "batch", "round"],
+            "unit epoch generation gen iteration iter step batch round",
         ),
         (
             "--time-col",
-            &["elapsed", "seconds", "secs", "sec", "time", "duration", "walltime"],
+            "elapsed seconds secs sec time duration walltime",
         ),
     ];
     let wanted = [&options.run_col, &options.unit_col, &options.time_col];
@@ -298,7 +299,7 @@ fn column_flags_hint(header: &csv::StringRecord, options: &IngestOptions) -> Str
         let candidate = header.iter().map(str::trim).find(|h| {
             !taken.contains(h)
                 && h.split(|c: char| !c.is_ascii_alphanumeric())
-                    .any(|part| words.contains(&part.to_ascii_lowercase().as_str()))
+                    .any(|part| words.split(' ').any(|word| part.eq_ignore_ascii_case(word)))
         });
         if let Some(column) = candidate {
             taken.push(column);
