@@ -47,6 +47,10 @@ pub enum Command {
     Audit(Box<commands::audit::AuditArgs>),
     /// Hold out whole runs and check how the budget from shorter probes covers them.
     Backtest(Box<commands::backtest::BacktestArgs>),
+    /// Print the completion script for a shell (bash, zsh, fish, ...).
+    Completions(commands::completions::CompletionsArgs),
+    /// Print a manual page in roff: calib(1), or one subcommand's.
+    Man(commands::man::ManArgs),
 }
 
 // The arguments are boxed: they differ a lot in size, and clippy would rather
@@ -60,5 +64,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Budget(args) => commands::budget::run(&args),
         Command::Audit(args) => commands::audit::run(&args),
         Command::Backtest(args) => commands::backtest::run(&args),
+        Command::Completions(args) => commands::completions::run(&args),
+        Command::Man(args) => commands::man::run(&args),
     }
 }

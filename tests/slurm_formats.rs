@@ -1,6 +1,6 @@
 //! Slurm time values and partition lists, checked against Slurm's own unit-test
 //! vectors (`testsuite/slurm_unit/common/parse_time-test.c`), the rules read
-//! from Slurm's source (project notes `slurm-formats.md`, sections 1-3), and
+//! from Slurm's source (`docs/slurm-formats.md`, sections 1-3), and
 //! real sinfo/scontrol outputs (`tests/data/slurm/`, each with its `# source:`).
 //!
 //! Every expected value below was written by hand from those sources, never

@@ -2,8 +2,8 @@
 //! time it asked for.
 //!
 //! Input: job rows of `sacct -P -X` (step rows are skipped: the job row carries
-//! the outcome; a `.batch` step of a timed-out job reads `CANCELLED`, see the
-//! project's notes on Slurm formats, section 4). Rows are grouped by stratum,
+//! the outcome; a `.batch` step of a timed-out job reads `CANCELLED`, see
+//! docs/slurm-formats.md, section 4). Rows are grouped by stratum,
 //! recognised in this order:
 //!
 //! 1. the comment `calib stratum=<canonical stratum>` that `calib budget`'s

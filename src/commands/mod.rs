@@ -4,6 +4,8 @@
 pub mod audit;
 pub mod backtest;
 pub mod budget;
+pub mod completions;
 pub mod fit;
 pub mod input;
+pub mod man;
 pub mod probe;

@@ -387,8 +387,9 @@ fn locate_columns(
                 origin.clone(),
                 Some(1),
                 format!(
-                    "the header has no `{name}` column ({why}); found: {}",
-                    header.iter().collect::<Vec<_>>().join(", ")
+                    "the header has no `{name}` column ({why}); found: {}{}",
+                    header.iter().collect::<Vec<_>>().join(", "),
+                    column_flags_hint(header, options)
                 ),
             )
         })
@@ -429,6 +430,58 @@ fn locate_columns(
         by,
         fingerprint,
     })
+}
+
+/// For a header that lacks calib's column names: the flags that would name
+/// the columns of a foreign table, guessed from their names (`epoch`,
+/// `seconds`), as `; if ... pass --unit-col epoch --time-col seconds`. Empty
+/// when nothing looks like a candidate. Only a suggestion for the message:
+/// calib never reads a guessed column by itself.
+fn column_flags_hint(header: &csv::StringRecord, options: &IngestOptions) -> String {
+    // Per flag, the words a column's name may hold for it.
+    const GUESSES: [(&str, &str); 3] = [
+        ("--run-col", "run seed replicate trial task"),
+        (
+            "--unit-col",
+            "unit epoch generation gen iteration iter step batch round",
+        ),
+        (
+            "--time-col",
+            "elapsed seconds secs sec time duration walltime",
+        ),
+    ];
+    let wanted = [&options.run_col, &options.unit_col, &options.time_col];
+    let present = |name: &str| header.iter().any(|h| h.trim() == name);
+    let mut taken: Vec<&str> = vec!["stratum"];
+    taken.extend(wanted.iter().map(|w| w.as_str()).filter(|w| present(w)));
+    let mut flags = Vec::new();
+    for ((flag, words), current) in GUESSES.iter().zip(wanted) {
+        if present(current) {
+            continue;
+        }
+        // A column whose name has one of the words as a part: `epoch`, `Epoch_No`, `time_s`.
+        let candidate = header.iter().map(str::trim).find(|h| {
+            !taken.contains(h)
+                && h.split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|part| words.split(' ').any(|word| part.eq_ignore_ascii_case(word)))
+        });
+        if let Some(column) = candidate {
+            taken.push(column);
+            flags.push(format!("{flag} {column}"));
+        }
+    }
+    if flags.is_empty() {
+        return String::new();
+    }
+    let time_hint = if flags.iter().any(|f| f.starts_with("--time-col")) {
+        " (add --per-unit if that time is each unit's own duration, not the time since the run's start)"
+    } else {
+        ""
+    };
+    format!(
+        "; if this table names them otherwise, try `calib fit {}`{time_hint}",
+        flags.join(" ")
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -955,7 +1008,7 @@ fn finish_run(
                         at(p1),
                         Some(p1.line),
                         format!(
-                            "run `{}`: elapsed time goes backwards, {t1} s at unit {u1} after {t0} s at unit {u0} ({}, line {}); `{}` must be seconds since the run's start",
+                            "run `{}`: elapsed time goes backwards, {t1} s at unit {u1} after {t0} s at unit {u0} ({}, line {}); `{}` must be seconds since the run's start (if it holds each unit's own duration, read it with `calib fit --per-unit`)",
                             builder.run,
                             at(p0),
                             p0.line,

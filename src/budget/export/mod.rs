@@ -45,7 +45,7 @@ pub trait Exporter {
 pub enum Format {
     /// A table for people, with notes and a campaign summary.
     Table,
-    /// The JSON contract (design.md), for programs.
+    /// The JSON contract (docs/design.md), for programs.
     Json,
     /// One CSV row per stratum.
     Csv,

@@ -1,0 +1,35 @@
+//! `calib completions SHELL`: the shell's completion script, generated from the
+//! same clap definitions as the parser, so it cannot fall behind the flags.
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use crate::cli::Cli;
+use crate::error::Result;
+use crate::output;
+
+const AFTER_HELP: &str = "\
+Install (each shell reads its completions from its own place):
+  bash:  calib completions bash > ~/.local/share/bash-completion/completions/calib
+  zsh:   calib completions zsh > ~/.zfunc/_calib   (with fpath+=(~/.zfunc) before compinit in ~/.zshrc)
+  fish:  calib completions fish > ~/.config/fish/completions/calib.fish
+Or for the current bash session only: source <(calib completions bash)";
+
+/// Arguments of `calib completions`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: Shell,
+}
+
+pub fn run(args: &CompletionsArgs) -> Result<i32> {
+    let mut command = Cli::command();
+    let name = command.get_name().to_string();
+    output::write_result(|out| {
+        clap_complete::generate(args.shell, &mut command, name, out);
+        Ok(())
+    })?;
+    Ok(0)
+}

@@ -1,0 +1,92 @@
+//! Errors that name the fix: a timings table calib cannot read as it stands
+//! gets a message that says which flag would read it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn calib(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_calib"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn fit_error(dir: &Path, content: &str) -> String {
+    let path = dir.join("t.csv");
+    std::fs::write(&path, content).unwrap();
+    let out = calib(&["fit", path.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("t.csv, line "), "{err}");
+    err
+}
+
+/// Per-unit durations (10, 12, 9 s) put in `elapsed_s` look like time going
+/// backwards; the message points at --per-unit, and --per-unit reads them.
+#[test]
+fn durations_in_elapsed_s_suggest_per_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,12\nr1,d=a,3,9\n\
+                 r2,d=a,1,11\nr2,d=a,2,12\nr2,d=a,3,10\n";
+    let err = fit_error(dir.path(), table);
+    assert!(err.contains("goes backwards"), "{err}");
+    assert!(err.contains("--per-unit"), "{err}");
+    let path = dir.path().join("t.csv");
+    let out = calib(&["fit", path.to_str().unwrap(), "--per-unit"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A foreign table (`run, stratum, epoch, seconds`): the message suggests the
+/// flags that name its columns, and those flags read it.
+#[test]
+fn foreign_column_names_suggest_unit_col_and_time_col() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = "run,stratum,epoch,seconds\nr1,d=a,1,10\nr1,d=a,2,20\nr1,d=a,3,30\n\
+                 r2,d=a,1,11\nr2,d=a,2,22\nr2,d=a,3,33\n";
+    let err = fit_error(dir.path(), table);
+    assert!(err.contains("found: run, stratum, epoch, seconds"), "{err}");
+    assert!(err.contains("--unit-col epoch --time-col seconds"), "{err}");
+    let path = dir.path().join("t.csv");
+    let suggested = ["--unit-col", "epoch", "--time-col", "seconds"];
+    let mut args = vec!["fit", path.to_str().unwrap()];
+    args.extend(suggested);
+    let out = calib(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Only the missing columns get a flag, and the guess follows the header's
+/// own spelling (`Generation`, `wall_time_s`).
+#[test]
+fn the_suggestion_names_only_missing_columns_in_their_spelling() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = fit_error(
+        dir.path(),
+        "run,stratum,Generation,elapsed_s\nr1,d=a,1,10\n",
+    );
+    assert!(err.contains("`calib fit --unit-col Generation`"), "{err}");
+    assert!(!err.contains("--time-col"), "{err}");
+    let err = fit_error(dir.path(), "seed,stratum,unit,wall_time_s\nr1,d=a,1,10\n");
+    assert!(
+        err.contains("--run-col seed --time-col wall_time_s"),
+        "{err}"
+    );
+}
+
+/// No column that looks like a candidate: no guess, just what was found.
+#[test]
+fn no_candidate_no_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = fit_error(dir.path(), "run,stratum,a,b\nr1,d=a,1,10\n");
+    assert!(err.contains("found: run, stratum, a, b"), "{err}");
+    assert!(!err.contains("calib fit --"), "{err}");
+}
