@@ -91,6 +91,67 @@ pub struct StratumModel {
     pub warnings: Vec<String>,
     /// How the form was chosen, when the file says.
     pub selection: Option<SelectionRecord>,
+    /// Why the probe cannot support a bound at all, when it cannot: `calib
+    /// budget` then gives no time for the stratum (status `unsupported`).
+    pub unsupported: Option<Unsupported>,
+}
+
+/// What a probe showed that no bound can be built on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Unsupported {
+    /// The units took only this share of the probe's time (the rest was
+    /// startup): their cost is lost in startup and noise.
+    StartupDominated { unit_share: f64 },
+    /// Per-unit cost multiplied by about this factor per unit along the probe:
+    /// growth faster than any form calib fits, which a bound cannot follow.
+    Geometric { factor_per_unit: f64 },
+    /// The longest probed run has too few units to show any trend, and the
+    /// run to budget is many times longer (decided per request, never stored).
+    ProbeTooShort { probe_units: u64 },
+}
+
+/// Fewest units a probe needs to show a trend at all; below it, no run more
+/// than [`MAX_BLIND_EXTRAPOLATION`] times longer is budgeted.
+pub const MIN_TREND_UNITS: u64 = 5;
+/// How many times its own length a probe without a visible trend may be
+/// extrapolated.
+pub const MAX_BLIND_EXTRAPOLATION: u64 = 4;
+
+impl StratumModel {
+    /// Why the probe cannot support a bound for a run of `units` units, if it
+    /// cannot: what the fit found, or a probe too short for the distance.
+    pub fn support(&self, units: u64) -> Option<Unsupported> {
+        let h = self.projection.probe_units;
+        self.unsupported.or_else(|| {
+            (h < MIN_TREND_UNITS && units > h.saturating_mul(MAX_BLIND_EXTRAPOLATION))
+                .then_some(Unsupported::ProbeTooShort { probe_units: h })
+        })
+    }
+}
+
+impl Unsupported {
+    /// What the probe showed, and the probe that would settle it for a run of
+    /// `units` units probed to `probe_units`.
+    pub fn explain(&self, units: u64, probe_units: u64) -> String {
+        let longer = units
+            .div_ceil(4)
+            .max(probe_units.saturating_mul(4))
+            .min(units);
+        match self {
+            Unsupported::StartupDominated { unit_share } => format!(
+                "unsupported: the probe's units took {:.0}% of its time, the rest was startup, so their cost cannot be told from noise; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                unit_share * 100.0
+            ),
+            Unsupported::ProbeTooShort { probe_units } => format!(
+                "unsupported: the longest probed run has {probe_units} unit(s), too few to show whether the cost per unit grows, and the run is {:.0}x longer; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                units as f64 / (*probe_units).max(1) as f64
+            ),
+            Unsupported::Geometric { factor_per_unit } => format!(
+                "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe (geometric growth, as in iterative deepening), which no bound from a short probe can follow; run one task to completion, or measure whole runs at several lengths (calib probe --lengths) and budget from those"
+            ),
+        }
+    }
 }
 
 /// How `calib fit` chose the form (a record; projections do not use it).

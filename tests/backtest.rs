@@ -63,6 +63,7 @@ fn options(length: ProbeLength, seeds: usize) -> BacktestOptions {
         },
         confidence: 0.99,
         fit: FitOptions::default(),
+        campaign_by: None,
     }
 }
 
@@ -74,7 +75,7 @@ fn late_rise(seed: u64) -> Timings {
         if i <= 10 {
             1.0
         } else {
-            1.0 + 0.1 * (i - 10) as f64
+            1.0 + 0.5 * (i - 10) as f64
         }
     };
     Timings {

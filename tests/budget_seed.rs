@@ -48,6 +48,7 @@ fn plan(
         confidence: 0.99,
         target,
         allow_transfer: allow,
+        allow_guess: false,
     };
     budget::plan(&report.model, &selection, &options)
 }
@@ -313,6 +314,7 @@ proptest! {
                 confidence: 0.99,
                 target: Target::default(),
                 allow_transfer: false,
+                allow_guess: false,
             };
             budget::plan(&model, &selection, &options).unwrap().strata.remove(0)
         };

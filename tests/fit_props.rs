@@ -110,7 +110,7 @@ proptest! {
                 &levels
                     .iter()
                     .enumerate()
-                    .map(|(k, &l)| RunDivergence { run: format!("r{k}"), units: horizon, ln_level: l, ln_rate: -l })
+                    .map(|(k, &l)| RunDivergence { run: format!("r{k}"), units: horizon, ln_level: l, ln_rate: -l, rate_noise_var: 0.0 })
                     .collect::<Vec<_>>(),
                 None,
                 &DivergencePrior { prior_sd: 0.1, prior_runs: 3.0, pool_max_runs: 6.0, growth: 0.5 },
@@ -120,7 +120,7 @@ proptest! {
         // Built in memory, unchecked: the projection's guards alone must hold.
         let model = StratumModel {
             stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, projection,
-            fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None,
+            fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None, unsupported: None,
         };
         let mut ns = ns;
         ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);

@@ -67,6 +67,7 @@ fn honest_budget(dir: &Path) -> Budget {
         confidence: 0.99,
         target: Target::default(),
         allow_transfer: false,
+        allow_guess: false,
     };
     budget::plan(&report.model, &list.select(None).unwrap(), &options).unwrap()
 }

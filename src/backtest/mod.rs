@@ -36,6 +36,8 @@
 
 pub mod export;
 
+use std::collections::BTreeMap;
+
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
 use crate::stats::median;
@@ -67,6 +69,10 @@ pub struct BacktestOptions {
     pub design: ProbeDesign,
     pub confidence: f64,
     pub fit: FitOptions,
+    /// The label whose value names a stratum's campaign: strata of one
+    /// campaign are fitted together (their spread is pooled), as `calib fit`
+    /// fits everything it is given. `None`: all strata are one campaign.
+    pub campaign_by: Option<String>,
 }
 
 /// The baselines computed on the same probe runs.
@@ -124,6 +130,9 @@ pub struct Trial {
     /// upper_s / actual_s.
     pub headroom: f64,
     pub covered: bool,
+    /// The probe could not support a bound: `calib budget` gives no time
+    /// (status `unsupported`), so the trial is neither covered nor missed.
+    pub unsupported: bool,
     /// Baseline budgets, in [`Baseline::ALL`]'s order.
     pub baselines_s: Vec<f64>,
 }
@@ -141,6 +150,8 @@ pub struct StratumBacktest {
     pub stratum: String,
     pub trials: Vec<Trial>,
     pub covered: usize,
+    /// Trials whose probe supported no bound (`unsupported`).
+    pub unsupported: usize,
     pub median_headroom: f64,
     /// The smallest headroom: below 1, the worst miss.
     pub worst_headroom: f64,
@@ -165,7 +176,9 @@ pub struct Backtest {
     pub skipped: Vec<Skipped>,
     pub trials: usize,
     pub covered: usize,
-    /// covered / trials, to set beside `confidence`.
+    /// Trials whose probe supported no bound.
+    pub unsupported: usize,
+    /// covered / the trials that were given a budget, to set beside `confidence`.
     pub observed_coverage: f64,
     /// Median over strata of each stratum's median headroom.
     pub median_headroom: f64,
@@ -184,24 +197,16 @@ fn run_total(run: &RunTimings) -> Option<(u64, f64)> {
 }
 
 /// The full-length runs of a stratum: those that exited by themselves with
-/// status 0, or, when no run has an end row, those that reached the largest
-/// unit count.
+/// status 0, and those that reached the stratum's largest unit count however
+/// they ended (a run stopped by `calib probe --units N` at its full N). The
+/// others (stopped earlier, or failed) are probes.
 fn full_runs<'a>(runs: &[&'a RunTimings]) -> Vec<&'a RunTimings> {
-    let any_end = runs.iter().any(|r| r.end.is_some());
-    if any_end {
-        return runs
-            .iter()
-            .filter(|r| matches!(r.end, Some((RunEnd::Exit(0), _, _))) && !r.points.is_empty())
-            .copied()
-            .collect();
-    }
-    let longest = runs
-        .iter()
-        .filter_map(|r| r.points.last().map(|p| p.0))
-        .max()
-        .unwrap_or(0);
+    let longest = runs.iter().map(|r| units_of(r)).max().unwrap_or(0);
     runs.iter()
-        .filter(|r| r.points.last().map(|p| p.0) == Some(longest))
+        .filter(|r| {
+            !r.points.is_empty()
+                && (matches!(r.end, Some((RunEnd::Exit(0), _, _))) || units_of(r) == longest)
+        })
         .copied()
         .collect()
 }
@@ -283,10 +288,35 @@ fn pick_probes(
     Ok(chosen)
 }
 
+/// The probes a stratum contributes to the fits of its campaign's other
+/// strata under `design`: its recorded probes, or its first runs cut to the
+/// design's length for its own full length (no long run).
+fn campaign_probes(runs: &[&RunTimings], design: &ProbeDesign) -> Vec<RunTimings> {
+    let full = full_runs(runs);
+    match design.length {
+        ProbeLength::Recorded => runs
+            .iter()
+            .filter(|r| !full.iter().any(|f| f.run == r.run) && !r.points.is_empty())
+            .take(design.seeds)
+            .map(|r| (*r).clone())
+            .collect(),
+        length => {
+            let n = full.iter().map(|r| units_of(r)).max().unwrap_or(0);
+            let k = probe_units(length, n).unwrap_or(1);
+            runs.iter()
+                .filter(|r| units_of(r) >= k)
+                .take(design.seeds)
+                .map(|r| cut(r, k))
+                .collect()
+        }
+    }
+}
+
 /// Budgets from `probes` and scores the budget against each held-out run.
 fn score(
     stratum: &str,
     probes: Vec<RunTimings>,
+    campaign: &[RunTimings],
     held_out: &[&RunTimings],
     options: &BacktestOptions,
 ) -> Result<Vec<Trial>> {
@@ -295,13 +325,20 @@ fn score(
         .map(|r| (r.run.clone(), units_of(r)))
         .collect();
     let baselines = BaselineRates::of(&probes);
+    let mut runs = probes;
+    runs.extend(campaign.iter().cloned());
     let timings = Timings {
-        runs: probes,
+        runs,
         warnings: Vec::new(),
         ..Default::default()
     };
     let report = fit_timings(&timings, &options.fit)?;
-    let model = &report.model.strata[0];
+    let Some(model) = report.model.strata.iter().find(|m| m.stratum == stratum) else {
+        return Err(Error::Failed(format!(
+            "backtest: the fit returned no model for stratum {}",
+            display_stratum(stratum)
+        )));
+    };
     let mut trials = Vec::with_capacity(held_out.len());
     for run in held_out {
         let (n, actual_s) = run_total(run).expect("held-out runs have points");
@@ -316,7 +353,8 @@ fn score(
             floor_s: projection.floor_s,
             upper_s: projection.upper_s,
             headroom: projection.upper_s / actual_s,
-            covered: projection.upper_s >= actual_s,
+            covered: model.support(n).is_none() && projection.upper_s >= actual_s,
+            unsupported: model.support(n).is_some(),
             baselines_s: Baseline::ALL
                 .iter()
                 .map(|&b| baselines.budget(b, n))
@@ -376,11 +414,17 @@ impl BaselineRates {
 }
 
 fn summarize(stratum: &str, trials: Vec<Trial>) -> StratumBacktest {
-    let headrooms: Vec<f64> = trials.iter().map(|t| t.headroom).collect();
+    // Headroom of the budgets given: unsupported trials got none.
+    let headrooms: Vec<f64> = trials
+        .iter()
+        .filter(|t| !t.unsupported)
+        .map(|t| t.headroom)
+        .collect();
     let baselines = summarize_baselines(&trials);
     StratumBacktest {
         stratum: stratum.to_string(),
         covered: trials.iter().filter(|t| t.covered).count(),
+        unsupported: trials.iter().filter(|t| t.unsupported).count(),
         median_headroom: median(&headrooms).unwrap_or(f64::NAN),
         worst_headroom: headrooms.iter().copied().fold(f64::INFINITY, f64::min),
         largest_headroom: headrooms.iter().copied().fold(0.0, f64::max),
@@ -417,15 +461,38 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
             "expected at least 1 probe run",
         ));
     }
-    let mut groups: std::collections::BTreeMap<String, Vec<&RunTimings>> = Default::default();
+    let mut groups: BTreeMap<String, Vec<&RunTimings>> = BTreeMap::new();
     for run in &timings.runs {
         groups.entry(run.stratum.canonical()).or_default().push(run);
     }
+    for runs in groups.values_mut() {
+        runs.sort_by(|a, b| a.run.cmp(&b.run));
+    }
+    // What each stratum contributes to the fits of its campaign's other strata.
+    let contribution: BTreeMap<String, Vec<RunTimings>> = groups
+        .iter()
+        .map(|(stratum, runs)| (stratum.clone(), campaign_probes(runs, design)))
+        .collect();
+    let campaign_of = |stratum: &str| -> String {
+        match &options.campaign_by {
+            None => String::new(),
+            Some(label) => crate::stratum::Stratum::parse(stratum)
+                .ok()
+                .and_then(|s| s.labels().get(label).cloned())
+                .unwrap_or_default(),
+        }
+    };
     let mut strata = Vec::new();
     let mut skipped = Vec::new();
-    for (stratum, mut runs) in groups {
-        runs.sort_by(|a, b| a.run.cmp(&b.run));
-        let full = full_runs(&runs);
+    for (stratum, runs) in &groups {
+        let stratum = stratum.clone();
+        let key = campaign_of(&stratum);
+        let campaign: Vec<RunTimings> = contribution
+            .iter()
+            .filter(|(other, _)| **other != stratum && campaign_of(other) == key)
+            .flat_map(|(_, probes)| probes.iter().cloned())
+            .collect();
+        let full = full_runs(runs);
         if full.is_empty() {
             skipped.push(Skipped {
                 stratum,
@@ -449,7 +516,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
                     });
                     continue;
                 }
-                score(&stratum, probes, &full, options)?
+                score(&stratum, probes, &campaign, &full, options)?
             }
             _ => {
                 let mut trials = Vec::new();
@@ -459,8 +526,10 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
                         continue;
                     }
                     let n = units_of(held);
-                    match pick_probes(&runs, i, n, design) {
-                        Ok(probes) => trials.extend(score(&stratum, probes, &[held], options)?),
+                    match pick_probes(runs, i, n, design) {
+                        Ok(probes) => {
+                            trials.extend(score(&stratum, probes, &campaign, &[held], options)?)
+                        }
                         Err(why) => reason = Some(why),
                     }
                 }
@@ -488,17 +557,28 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
     }
     let all: Vec<Trial> = strata.iter().flat_map(|s| s.trials.clone()).collect();
     let covered = all.iter().filter(|t| t.covered).count();
-    let medians: Vec<f64> = strata.iter().map(|s| s.median_headroom).collect();
+    let unsupported = all.iter().filter(|t| t.unsupported).count();
+    let budgeted = all.len() - unsupported;
+    let medians: Vec<f64> = strata
+        .iter()
+        .map(|s| s.median_headroom)
+        .filter(|h| h.is_finite())
+        .collect();
     Ok(Backtest {
         confidence: options.confidence,
         design: describe(design),
         trials: all.len(),
         covered,
-        observed_coverage: covered as f64 / all.len() as f64,
+        unsupported,
+        observed_coverage: if budgeted > 0 {
+            covered as f64 / budgeted as f64
+        } else {
+            f64::NAN
+        },
         median_headroom: median(&medians).unwrap_or(f64::NAN),
         strata_all_covered: strata
             .iter()
-            .filter(|s| s.covered == s.trials.len())
+            .filter(|s| s.unsupported == 0 && s.covered == s.trials.len())
             .count(),
         baselines: summarize_baselines(&all),
         strata,

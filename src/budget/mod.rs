@@ -34,6 +34,9 @@ pub struct BudgetOptions {
     pub confidence: f64,
     pub target: Target,
     pub allow_transfer: bool,
+    /// Give a time even for strata whose probe cannot support one, labelled
+    /// a guess (`--allow-guess`).
+    pub allow_guess: bool,
 }
 
 /// The measured basis of a stratum's budget, for the record next to `--time`.
@@ -72,6 +75,12 @@ impl StratumBudget {
     pub fn time(&self) -> String {
         format_minutes(self.decision.minutes)
     }
+
+    /// The `--time` value, or `None` when the stratum gets no time
+    /// (`unsupported`).
+    pub fn time_given(&self) -> Option<String> {
+        (self.decision.status != Status::Unsupported).then(|| self.time())
+    }
 }
 
 /// The whole campaign's budget.
@@ -95,6 +104,15 @@ impl Budget {
         self.strata
             .iter()
             .any(|s| s.decision.status == Status::OverCap)
+    }
+
+    /// The strata given no usable single time (`over_cap`, `unsupported`):
+    /// `calib budget` exits 3 when there is any.
+    pub fn refused(&self) -> Vec<&StratumBudget> {
+        self.strata
+            .iter()
+            .filter(|s| matches!(s.decision.status, Status::OverCap | Status::Unsupported))
+            .collect()
     }
 }
 
@@ -172,6 +190,7 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             options.confidence,
             &caps,
             &provenance,
+            options.allow_guess,
         )?);
     }
     let mut notes = Vec::new();
@@ -201,10 +220,15 @@ fn budget_stratum(
     confidence: f64,
     caps: &[Cap],
     provenance: &Provenance,
+    allow_guess: bool,
 ) -> Result<StratumBudget> {
     let projection = stratum.project(units, confidence);
     let sane = |x: f64| x.is_finite() && x >= 0.0;
-    if !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s)) {
+    let support = stratum.support(units);
+    let gives_time = support.is_none() || allow_guess;
+    if gives_time
+        && !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s))
+    {
         // A checked model projects finite times; only a run far beyond the
         // probe can overflow them, which is a request calib cannot size.
         return Err(Error::Refused(format!(
@@ -213,6 +237,27 @@ fn budget_stratum(
         )));
     }
     let decision = rule::decide(projection.floor_s, projection.upper_s, caps);
+    let mut decision = decision;
+    let mut support_note = None;
+    if let Some(why) = &support {
+        let text = why.explain(units, stratum.projection.probe_units);
+        if allow_guess {
+            support_note = Some(format!(
+                "GUESS (--allow-guess): this time rests on a probe that cannot support it; {text}"
+            ));
+        } else {
+            decision = rule::Decision {
+                minutes: 0,
+                partition: None,
+                status: Status::Unsupported,
+                segments: None,
+                largest_cap_s: decision.largest_cap_s,
+            };
+            support_note = Some(format!(
+                "{text}; --allow-guess gives a time anyway, labelled a guess"
+            ));
+        }
+    }
     let basis = basis_of(stratum);
     let mut notes = Vec::new();
     match decision.status {
@@ -246,8 +291,9 @@ fn budget_stratum(
                 units.div_ceil(segments),
             ));
         }
-        Status::Ok => {}
+        Status::Ok | Status::Unsupported => {}
     }
+    notes.extend(support_note);
     if provenance.is_estimate() {
         notes.push("ESTIMATE: measured on another machine".into());
     }

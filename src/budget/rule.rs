@@ -41,6 +41,9 @@ pub enum Status {
     RoundedDown,
     /// Even the measured cost exceeds the largest cap: unsubmittable as one task.
     OverCap,
+    /// The probe cannot support a bound: no time is given (the notes say
+    /// which probe would settle it).
+    Unsupported,
 }
 
 impl Status {
@@ -49,6 +52,7 @@ impl Status {
             Status::Ok => "ok",
             Status::RoundedDown => "rounded_down",
             Status::OverCap => "over_cap",
+            Status::Unsupported => "unsupported",
         }
     }
 }

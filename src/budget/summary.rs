@@ -1,7 +1,7 @@
 //! The campaign at a glance: strata and tasks per bucket, the longest single
 //! task, and task-hours requested against predicted.
 
-use super::{Budget, Status};
+use super::Budget;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BucketLoad {
@@ -41,7 +41,7 @@ pub fn summarize(budget: &Budget) -> Summary {
     for s in &budget.strata {
         match (&s.decision.partition, s.decision.status) {
             (Some(p), _) => add(p, s.tasks),
-            (None, _) => add(Status::OverCap.as_str(), s.tasks),
+            (None, status) => add(status.as_str(), s.tasks),
         }
     }
     let order = |name: &str| {

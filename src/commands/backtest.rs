@@ -61,6 +61,13 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = parse_confidence)]
     pub confidence: f64,
 
+    /// The stratum label that names a campaign: strata with the same value are
+    /// fitted together, so that their run-to-run spread is pooled, as `calib
+    /// fit` pools everything it is given. Default: all strata are one campaign.
+    /// Example: `--campaign-by program`.
+    #[arg(long, value_name = "LABEL")]
+    pub campaign_by: Option<String>,
+
     /// `table` for people, `json` for programs, `csv` (one row per held-out run).
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
@@ -117,6 +124,7 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
             confidence: args.confidence,
             ..FitOptions::default()
         },
+        campaign_by: args.campaign_by.clone(),
     };
     let report = backtest::backtest(&timings, &options)?;
     output::write_result(|out| backtest::export::exporter(args.format).export(&report, out))?;

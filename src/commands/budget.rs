@@ -94,6 +94,12 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub allow_transfer: bool,
 
+    /// Give a time even for a stratum whose probe cannot support one (status
+    /// unsupported: its units lost in startup, or geometric growth). The time
+    /// is then a guess, and every output says so; a longer probe is better.
+    #[arg(long)]
+    pub allow_guess: bool,
+
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -212,6 +218,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         confidence: args.confidence,
         target: target(args, partitions.cluster.as_deref()),
         allow_transfer: args.allow_transfer,
+        allow_guess: args.allow_guess,
     };
     let mut plan = budget::plan(&model, &selection, &options)?;
     plan.notes.extend(partitions.notes.iter().cloned());
@@ -227,18 +234,27 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         },
     };
     output::write_result(|out| args.format.exporter().export(&plan, &context, out))?;
-    if plan.any_over_cap() {
-        let over: Vec<&str> = plan
-            .strata
-            .iter()
-            .filter(|s| s.decision.status == Status::OverCap)
-            .map(|s| s.stratum.as_str())
-            .collect();
-        output::note(format_args!(
-            "{} stratum(s) cannot fit under any partition cap: {}; see the notes (checkpoint into segments)",
-            over.len(),
-            over.join(", ")
-        ));
+    let refused = plan.refused();
+    if !refused.is_empty() {
+        for status in [Status::OverCap, Status::Unsupported] {
+            let names: Vec<&str> = refused
+                .iter()
+                .filter(|s| s.decision.status == status)
+                .map(|s| s.stratum.as_str())
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let why = match status {
+                Status::OverCap => "cannot fit under any partition cap; see the notes (checkpoint into segments)",
+                _ => "get no --time: their probes cannot support one; see the notes for the probe that would settle it",
+            };
+            output::note(format_args!(
+                "{} stratum(s) {why}: {}",
+                names.len(),
+                names.join(", ")
+            ));
+        }
         return Ok(EXIT_OVER_CAP);
     }
     Ok(0)

@@ -42,6 +42,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::projection::RunSpread;
+use crate::stats::median;
 
 /// Fewest intervals in the current-rate window.
 pub const MIN_WINDOW: usize = 3;
@@ -56,6 +57,9 @@ pub struct RunDivergence {
     pub ln_level: f64,
     /// Median ln(observed / curve) over the last quarter's intervals.
     pub ln_rate: f64,
+    /// The sampling variance of `ln_rate` from the run's own unit-to-unit
+    /// noise (0 when it cannot be told): see [`measure`].
+    pub rate_noise_var: f64,
 }
 
 /// Per-run measures from (unit, elapsed) points and a curve `total(n)` = P(n).
@@ -68,6 +72,7 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
             units: 0,
             ln_level: 0.0,
             ln_rate: 0.0,
+            rate_noise_var: 0.0,
         };
     };
     let p = total(units);
@@ -78,33 +83,38 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
     };
     let intervals = points.len().saturating_sub(1);
     let window = (intervals / 4).max(MIN_WINDOW).min(intervals);
-    let mut ratios: Vec<f64> = points
+    let log_ratio = |w: &[(u64, f64)]| {
+        let (u0, t0) = w[0];
+        let (u1, t1) = w[1];
+        let expected = total(u1) - total(u0);
+        let observed = t1 - t0;
+        (expected > 0.0 && observed > 0.0).then(|| (observed / expected).ln())
+    };
+    let ratios: Vec<f64> = points
         .windows(2)
         .skip(intervals - window)
-        .filter_map(|w| {
-            let (u0, t0) = w[0];
-            let (u1, t1) = w[1];
-            let expected = total(u1) - total(u0);
-            let observed = t1 - t0;
-            (expected > 0.0 && observed > 0.0).then(|| (observed / expected).ln())
-        })
+        .filter_map(log_ratio)
         .collect();
-    let ln_rate = if ratios.is_empty() {
-        ln_level
-    } else {
-        ratios.sort_by(f64::total_cmp);
-        let mid = ratios.len() / 2;
-        if ratios.len().is_multiple_of(2) {
-            (ratios[mid - 1] + ratios[mid]) / 2.0
-        } else {
-            ratios[mid]
+    // The run's unit-to-unit noise: the variance of its log ratios after the
+    // first interval (startup), by the median absolute deviation (robust to
+    // transients: 1.4826 MAD estimates a normal sd). The median of m such
+    // values has a sampling variance of about (π/2) σ² / m.
+    let all: Vec<f64> = points.windows(2).skip(1).filter_map(log_ratio).collect();
+    let rate_noise_var = match (median(&all), ratios.len()) {
+        (Some(centre), m) if all.len() >= 3 && m > 0 => {
+            let deviations: Vec<f64> = all.iter().map(|x| (x - centre).abs()).collect();
+            let sd = 1.4826 * median(&deviations).unwrap_or(0.0);
+            std::f64::consts::FRAC_PI_2 * sd * sd / m as f64
         }
+        _ => 0.0,
     };
+    let ln_rate = median(&ratios).unwrap_or(ln_level);
     RunDivergence {
         run: run.to_string(),
         units,
         ln_level,
         ln_rate,
+        rate_noise_var,
     }
 }
 
@@ -113,6 +123,16 @@ fn moments(values: &[f64]) -> (f64, f64) {
     let n = values.len().max(1) as f64;
     let mean = values.iter().sum::<f64>() / n;
     (mean, values.iter().map(|v| (v - mean).powi(2)).sum())
+}
+
+/// The runs' sum of squared rate deviations, less what their own unit noise
+/// explains (method of moments, as in a one-way random-effects analysis of
+/// variance: E[SS] = (R - 1)(τ² + mean noise variance)), never below 0. Without
+/// it a noisy machine would pass for runs that diverge.
+fn rate_sum_of_squares(runs: &[RunDivergence], rates: &[f64]) -> f64 {
+    let ss = moments(rates).1;
+    let noise = runs.iter().map(|r| r.rate_noise_var).sum::<f64>() / runs.len().max(1) as f64;
+    (ss - runs.len().saturating_sub(1) as f64 * noise).max(0.0)
 }
 
 /// A variance with its prior and posterior (scaled-inverse-χ²).
@@ -168,7 +188,7 @@ impl CampaignPrior {
             let levels: Vec<f64> = runs.iter().map(|r| r.ln_level).collect();
             let rates: Vec<f64> = runs.iter().map(|r| r.ln_rate).collect();
             ss_l += moments(&levels).1;
-            ss_d += moments(&rates).1;
+            ss_d += rate_sum_of_squares(runs, &rates);
             df += (runs.len() - 1) as f64;
             count += 1;
         }
@@ -204,7 +224,8 @@ pub fn spread(
     let levels: Vec<f64> = runs.iter().map(|r| r.ln_level).collect();
     let rates: Vec<f64> = runs.iter().map(|r| r.ln_rate).collect();
     let (mean_l, ss_l) = moments(&levels);
-    let (mean_d, ss_d) = moments(&rates);
+    let mean_d = moments(&rates).0;
+    let ss_d = rate_sum_of_squares(runs, &rates);
     let fixed = prior.prior_sd * prior.prior_sd;
     let (prior_l, prior_d, weight) = match campaign {
         Some(c) => (c.level_var, c.rate_var, c.df.min(prior.pool_max_runs)),
@@ -277,6 +298,7 @@ mod tests {
                 units: 20,
                 ln_level: 0.0,
                 ln_rate: d,
+                rate_noise_var: 0.0,
             })
             .collect()
     }

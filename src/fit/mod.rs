@@ -64,7 +64,7 @@ pub use warnings::FitWarning;
 
 use crate::error::{Error, Origin, Result};
 use crate::limits::MAX_COUNT;
-use crate::model::{ModelFile, ModelFingerprint, StratumModel};
+use crate::model::{ModelFile, ModelFingerprint, StratumModel, Unsupported};
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 use crate::timings::{RunTimings, Timings};
 use divergence::{CampaignPrior, DivergencePrior, RunDivergence};
@@ -97,6 +97,8 @@ impl Default for FitOptions {
             units: None,
             spread_prior_sd: 0.10,
             spread_prior_runs: 3.0,
+            // Chosen by leave-one-program-out validation on the corpus of
+            // real programs (examples/lopo.rs, notebooks/accuracy.md).
             extrapolation_kappa: 0.05,
             pool_max_runs: 6.0,
             divergence_growth: 0.0,
@@ -489,6 +491,7 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         fingerprint: fp,
         warnings: w.iter().map(|x| x.to_string()).collect(),
         selection: Some(schema::selection_record(&choice)),
+        unsupported: probe_support(&data.points, runs),
     };
     // What is written must load: the same rules as `calib budget --model`.
     model.check().map_err(|defect| {
@@ -513,6 +516,64 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         report,
         warnings: w,
         divergence: measures,
+    })
+}
+
+/// Below this share of a probe's time spent in its units (after the first),
+/// their cost is lost in startup and noise: no bound is supported. Seen on
+/// real programs: a chess engine's first depths finish within its startup
+/// (share 0); the smallest share among programs whose probes did support a
+/// bound was 7%.
+pub const MIN_UNIT_SHARE: f64 = 0.05;
+/// Per-unit cost multiplying by more than this per unit along the probe is
+/// geometric growth, which no form calib fits can bound.
+pub const MAX_FACTOR_PER_UNIT: f64 = 1.3;
+
+/// Whether the probe supports a bound at all (see [`MIN_UNIT_SHARE`] and
+/// [`MAX_FACTOR_PER_UNIT`]). The unit share is the median over runs of
+/// (T_last - T_first) / T_last; the growth factor is exp of the Theil–Sen
+/// slope (Sen, JASA 1968: the median of pairwise slopes, robust to a few
+/// transient units) of ln(per-unit cost) against the unit, over pairs of
+/// intervals within a run, the first interval (startup) left out. Run-length
+/// rows (one per run) are judged by neither.
+fn probe_support(points: &[Vec<(u64, f64)>], runs: &[&RunTimings]) -> Option<Unsupported> {
+    let shares: Vec<f64> = runs
+        .iter()
+        .filter(|r| r.points.len() >= 2)
+        .map(|r| {
+            let first = r.points[0].1;
+            let last = r.points[r.points.len() - 1].1;
+            if last > 0.0 {
+                (last - first) / last
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    if let Some(share) = crate::stats::median(&shares) {
+        if share < MIN_UNIT_SHARE {
+            return Some(Unsupported::StartupDominated { unit_share: share });
+        }
+    }
+    let mut slopes = Vec::new();
+    for run in points {
+        let later: Vec<(f64, f64)> = run
+            .iter()
+            .skip(1)
+            .filter(|&&(_, c)| c > 0.0)
+            .map(|&(u, c)| (u as f64, c.ln()))
+            .collect();
+        for (i, a) in later.iter().enumerate() {
+            for b in &later[i + 1..] {
+                slopes.push((b.1 - a.1) / (b.0 - a.0));
+            }
+        }
+    }
+    // At least three later intervals in some run: two points make no trend.
+    let enough = points.iter().any(|run| run.len() >= 4);
+    let slope = crate::stats::median(&slopes)?;
+    (enough && slope > MAX_FACTOR_PER_UNIT.ln()).then(|| Unsupported::Geometric {
+        factor_per_unit: slope.exp(),
     })
 }
 

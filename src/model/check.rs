@@ -122,6 +122,7 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
     )?;
     spread(m)?;
     weights(m)?;
+    support(m)?;
     curve("", &p.chosen, h)?;
     let mut seen = vec![p.chosen.form];
     for (k, alternative) in p.alternatives.iter().enumerate() {
@@ -272,6 +273,32 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
 const MAX_GROWTH: f64 = 2.0;
 /// Largest log deviation of a run from the curve a model may state.
 const MAX_LN_DEVIATION: f64 = 13.8;
+
+/// The figure an `unsupported` record states is a finite, positive number.
+fn support(m: &StratumModel) -> Result<(), Defect> {
+    let (field, value) = match m.unsupported {
+        None => return Ok(()),
+        Some(crate::model::Unsupported::StartupDominated { unit_share }) => {
+            ("unsupported.unit_share", unit_share)
+        }
+        Some(crate::model::Unsupported::Geometric { factor_per_unit }) => {
+            ("unsupported.factor_per_unit", factor_per_unit)
+        }
+        Some(crate::model::Unsupported::ProbeTooShort { .. }) => {
+            return Err(Defect::new(
+                "unsupported.reason",
+                "is probe_too_short, which calib decides per request and never writes; expected startup_dominated or geometric",
+            ))
+        }
+    };
+    if !(value.is_finite() && value >= 0.0) {
+        return Err(Defect::new(
+            field,
+            format!("is {}; expected a finite number, 0 or more", num(value)),
+        ));
+    }
+    Ok(())
+}
 
 /// The weights of the forms are each in [0, 1] and sum to 1.
 fn weights(m: &StratumModel) -> Result<(), Defect> {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::check::{self, Defect};
-use super::{ModelFile, ModelFingerprint, SelectionRecord, StratumModel, SCHEMA};
+use super::{ModelFile, ModelFingerprint, SelectionRecord, StratumModel, Unsupported, SCHEMA};
 use crate::forms::{Form, Params};
 use crate::projection::{Curve, FitUncertainty, ProjectionParams, RunSpread};
 
@@ -54,6 +54,8 @@ pub struct StratumJson {
     extrapolation_kappa: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     selection: Option<SelectionRecord>,
+    #[serde(deserialize_with = "Option::deserialize")]
+    unsupported: Option<Unsupported>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -171,6 +173,7 @@ impl From<StratumModel> for StratumJson {
             },
             extrapolation_kappa: p.extrapolation_kappa,
             selection: m.selection,
+            unsupported: m.unsupported,
         }
     }
 }
@@ -294,6 +297,7 @@ impl TryFrom<StratumJson> for StratumModel {
             fingerprint: s.fingerprint,
             warnings: s.warnings,
             selection: s.selection,
+            unsupported: s.unsupported,
         };
         check::stratum(&model)?;
         Ok(model)

@@ -22,6 +22,7 @@ impl Exporter for CsvExporter {
             "upper_s",
             "headroom",
             "covered",
+            "unsupported",
             "probe_runs",
         ]
         .map(String::from)
@@ -43,6 +44,7 @@ impl Exporter for CsvExporter {
                 format!("{:.3}", trial.upper_s),
                 format!("{:.4}", trial.headroom),
                 trial.covered.to_string(),
+                trial.unsupported.to_string(),
                 trial
                     .probe_runs
                     .iter()

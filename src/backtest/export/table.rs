@@ -30,7 +30,18 @@ impl Exporter for TableExporter {
             let mut row = vec![
                 display_stratum(&s.stratum).to_string(),
                 n.to_string(),
-                format!("{}/{n}", s.covered),
+                if s.unsupported == n {
+                    "unsupported".to_string()
+                } else if s.unsupported > 0 {
+                    format!(
+                        "{}/{} ({} unsupp.)",
+                        s.covered,
+                        n - s.unsupported,
+                        s.unsupported
+                    )
+                } else {
+                    format!("{}/{n}", s.covered)
+                },
                 ratio(s.median_headroom),
                 ratio(s.worst_headroom),
                 ratio(s.largest_headroom),
@@ -44,11 +55,12 @@ impl Exporter for TableExporter {
         write!(out, "{table}")?;
         writeln!(
             out,
-            "\nheld-out runs covered: {}/{} = {:.1}% at a stated {:.0}%; strata fully covered: {}/{}; median headroom over strata {}",
+            "\nheld-out runs covered: {}/{} = {:.1}% at a stated {:.0}% ({} unsupported: no time given); strata fully covered: {}/{}; median headroom over strata {}",
             report.covered,
-            report.trials,
+            report.trials - report.unsupported,
             report.observed_coverage * 100.0,
             report.confidence * 100.0,
+            report.unsupported,
             report.strata_all_covered,
             report.strata.len(),
             ratio(report.median_headroom),

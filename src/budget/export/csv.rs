@@ -44,8 +44,10 @@ impl Exporter for CsvExporter {
                     format!("{:.3}", s.projection.floor_s),
                     format!("{:.3}", s.projection.upper_s),
                     budget.confidence.to_string(),
-                    s.time(),
-                    s.decision.time_s().to_string(),
+                    s.time_given().unwrap_or_default(),
+                    s.time_given()
+                        .map(|_| s.decision.time_s().to_string())
+                        .unwrap_or_default(),
                     s.decision.partition.clone().unwrap_or_default(),
                     s.decision.status.as_str().to_string(),
                     budget.provenance.is_estimate().to_string(),

@@ -137,6 +137,13 @@ impl Exporter for SbatchExporter {
 /// The `#SBATCH` lines and the `sbatch --array` line of one stratum, commented
 /// out when it is over every cap.
 fn submission(out: &mut String, s: &StratumBudget, context: &ExportContext) {
+    if s.decision.status == Status::Unsupported {
+        comment(
+            out,
+            "UNSUPPORTED: no --time for this stratum: its probe cannot support one (see the note above); probe as it says, or pass --allow-guess.",
+        );
+        return;
+    }
     let time = s.time();
     // The options shared by the directives and the command line, each one
     // word: `--name=<quoted value>`.

@@ -19,7 +19,7 @@ fn time_cell(s: &StratumBudget) -> String {
             "{n} x {}",
             format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
         ),
-        _ => s.time(),
+        _ => s.time_given().unwrap_or_else(|| "-".to_string()),
     }
 }
 
