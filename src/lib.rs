@@ -9,6 +9,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod atomic;
 pub mod audit;
 pub mod backtest;
 pub mod budget;

@@ -31,6 +31,8 @@
 //! `>999%` (sacct's `Elapsed` is bounded at 10 years, see [`crate::limits`]).
 
 pub mod export;
+mod query;
+mod whole_runs;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -44,6 +46,8 @@ use crate::stratum::Stratum;
 use crate::timings::Timings;
 
 pub use export::clock;
+pub use query::{check_columns, SacctQuery, SACCT_FORMAT};
+pub use whole_runs::whole_run_rows;
 
 /// Below this share of its budget used by the slowest task, calib suggests a
 /// shorter request.

@@ -5,5 +5,6 @@ pub mod audit;
 pub mod backtest;
 pub mod budget;
 pub mod fit;
+pub mod flags;
 pub mod input;
 pub mod probe;

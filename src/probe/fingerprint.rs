@@ -3,7 +3,7 @@
 //! Sources, all read once before the first run:
 //! - `host`: `gethostname(2)`.
 //! - `cluster`: `SLURM_CLUSTER_NAME`, else `CC_CLUSTER` (the Alliance clusters),
-//!   else `local`.
+//!   else `local` ([`crate::slurm::cluster`]).
 //! - `cpu_model`: `model name` of `/proc/cpuinfo` (other architectures: its
 //!   `Hardware`, `cpu model` or `Processor` line).
 //! - `cpus`: how many CPUs this process may run on (`sched_getaffinity(2)`, which
@@ -21,6 +21,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::slurm::cluster::{env_nonempty, resolve_cluster};
 use crate::timings::Fingerprint;
 
 /// How long `nvidia-smi -L` may take.
@@ -52,15 +53,9 @@ impl JobIds {
     }
 }
 
-pub fn env_nonempty(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-/// The cluster's name, `local` outside Slurm.
+/// The cluster's name ([`resolve_cluster`]), `local` outside Slurm.
 pub fn cluster_name() -> String {
-    env_nonempty("SLURM_CLUSTER_NAME")
-        .or_else(|| env_nonempty("CC_CLUSTER"))
-        .unwrap_or_else(|| "local".to_string())
+    resolve_cluster(None, None).map_or_else(|| "local".to_string(), |c| c.name)
 }
 
 pub fn host_name() -> String {

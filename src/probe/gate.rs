@@ -9,9 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::fingerprint::env_nonempty;
 use crate::error::{Error, Result};
 use crate::shell::quote;
+use crate::slurm::cluster::env_nonempty;
 
 /// Where Slurm's client commands live on `PATH`, if anywhere.
 pub fn slurm_command_on_path() -> Option<PathBuf> {
