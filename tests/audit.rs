@@ -91,7 +91,7 @@ fn seed_case_7_slowest_task_used_68_percent_headroom_1_47() {
     assert_eq!(g.arrays.len(), 1);
     assert_eq!(g.arrays[0].array, "5000");
     let text = table_text(&a);
-    assert!(text.contains("the slowest task (5000_2, COMPLETED) used 68% of its budget (00:20:24 of 00:30:00): headroom 1.47x"), "{text}");
+    assert!(text.contains("the slowest task (5000_2, COMPLETED) used 68% of its budget (20m 24s of 30m 00s): headroom 1.47x"), "{text}");
     assert!(text.contains("(10 step rows left out)"), "{text}");
 }
 
@@ -327,7 +327,7 @@ fn timeouts_report_the_unit_reached_from_probe_timings() {
     let text = table_text(&a);
     assert!(
         text.contains(
-            "TIMEOUT 6000_1 after 00:30:05 (limit 00:30:00), reached unit 40 at 00:29:25"
+            "TIMEOUT 6000_1 after 30m 05s (limit 30m 00s), reached unit 40 at 29m 25s"
         ),
         "{text}"
     );

@@ -59,22 +59,6 @@ fn split_suffix(text: &str) -> Option<(&str, f64)> {
         .then_some((number, unit))
 }
 
-/// A short human form: `45.2s`, `12m03s`, `2h05m`.
-pub fn human(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s < 60.0 {
-        format!("{s:.1}s")
-    } else if s < 3600.0 {
-        format!("{}m{:02}s", (s / 60.0) as u64, (s % 60.0) as u64)
-    } else {
-        format!(
-            "{}h{:02}m",
-            (s / 3600.0) as u64,
-            ((s % 3600.0) / 60.0) as u64
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::shell::quote;
 use crate::slurm::cluster::env_nonempty;
+use crate::slurm::time::format_minutes;
 
 /// Where Slurm's client commands live on `PATH`, if anywhere.
 pub fn slurm_command_on_path() -> Option<PathBuf> {
@@ -60,13 +61,12 @@ pub fn check(allow_login: bool, timeout: Option<Duration>, command_line: &str) -
 }
 
 /// The allocation to ask for: the probe's own timeout plus 10 minutes, whole
-/// minutes, else one hour.
+/// minutes, else one hour; in `--time`'s grammar.
 fn salloc_time(timeout: Option<Duration>) -> String {
-    let minutes = match timeout {
+    format_minutes(match timeout {
         Some(t) => t.as_secs().div_ceil(60) + 10,
         None => 60,
-    };
-    format!("{}:{:02}:00", minutes / 60, minutes % 60)
+    })
 }
 
 /// Shell-quotes words ([`crate::shell::quote`]) so that the shown command can
@@ -85,9 +85,16 @@ mod tests {
 
     #[test]
     fn salloc_time_covers_the_timeout() {
-        assert_eq!(salloc_time(None), "1:00:00");
-        assert_eq!(salloc_time(Some(Duration::from_secs(90))), "0:12:00");
-        assert_eq!(salloc_time(Some(Duration::from_secs(7200))), "2:10:00");
+        use crate::slurm::time::{parse_time, SlurmTime};
+        // What Slurm reads back: the timeout in whole minutes plus 10.
+        let read = |timeout| parse_time(&salloc_time(timeout)).unwrap();
+        assert_eq!(read(None), SlurmTime::Limited(3_600));
+        assert_eq!(read(Some(Duration::from_secs(90))), SlurmTime::Limited(12 * 60));
+        assert_eq!(read(Some(Duration::from_secs(7200))), SlurmTime::Limited(130 * 60));
+        assert_eq!(
+            read(Some(Duration::from_secs(3 * 86_400))),
+            SlurmTime::Limited(3 * 86_400 + 600)
+        );
     }
 
     #[test]

@@ -62,12 +62,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Origin, Result};
+use crate::output::human_duration;
 use crate::stratum::Stratum;
 use crate::timings::RunEnd;
 
 use child::StopReason;
 use marker::UnitMatcher;
-use progress::{seconds, Console, ProgressMode};
+use progress::{Console, ProgressMode};
 use runner::RunContext;
 
 /// Everything a probe needs, checked.
@@ -155,7 +156,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         specs.len(),
         config.timeout.map_or(String::new(), |t| format!(
             ", at most {}",
-            duration::human(t)
+            human_duration(t.as_secs_f64())
         )),
         file.display()
     ));
@@ -243,7 +244,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
             Some(StopReason::Timeout) => {
                 console.line(&format!(
                     "calib: --timeout {} reached: stopped the command; raise --timeout or lower --units",
-                    duration::human(config.timeout.unwrap_or_default())
+                    human_duration(config.timeout.unwrap_or_default().as_secs_f64())
                 ));
                 break;
             }
@@ -304,11 +305,11 @@ fn summary(
         return format!(
             "calib: {label} ({} = {length} units) {how} in {}{}",
             spec.run_id,
-            seconds(outcome.elapsed_s),
+            human_duration(outcome.elapsed_s),
             if outcome.units == 1 {
                 format!(
                     ", {} per unit",
-                    seconds(outcome.elapsed_s / length.max(1) as f64)
+                    human_duration(outcome.elapsed_s / length.max(1) as f64)
                 )
             } else {
                 ", not recorded as a run length".to_string()
@@ -320,15 +321,15 @@ fn summary(
         "calib: {label} {} {how}: {} units in {}",
         spec.run_id,
         outcome.units,
-        seconds(outcome.elapsed_s)
+        human_duration(outcome.elapsed_s)
     );
     if let Some(first) = stats.unit_s.first() {
-        text.push_str(&format!("; unit 1 (with startup) {}", seconds(*first)));
+        text.push_str(&format!("; unit 1 (with startup) {}", human_duration(*first)));
     }
     if let Some(median) = stats.median() {
         text.push_str(&format!(
             ", median unit {}, {}",
-            seconds(median),
+            human_duration(median),
             stats.trend_text()
         ));
     }

@@ -19,7 +19,8 @@
 use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 
-use crate::output::{self, Stream};
+use crate::output::{self, human_duration, Stream};
+use crate::stats::median;
 
 /// How calib reports progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -213,32 +214,17 @@ impl UnitStats {
             Some((early, late)) if early > 0.0 => format!(
                 "trend x{:.2} ({} -> {} per unit, early half -> late half)",
                 late / early,
-                seconds(early),
-                seconds(late)
+                human_duration(early),
+                human_duration(late)
             ),
             Some(_) => "trend: n/a (the early units took no measurable time)".to_string(),
             None => "trend: needs 5 units".to_string(),
         }
     }
 
+    /// The median unit time, unit 1 (which holds startup) left out.
     pub fn median(&self) -> Option<f64> {
-        let mut v = self.unit_s.get(1..)?.to_vec();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(|a, b| a.total_cmp(b));
-        Some(v[v.len() / 2])
-    }
-}
-
-/// Seconds in a short form: `0.012s`, `1.35s`, `2m05s`.
-pub fn seconds(s: f64) -> String {
-    if s < 1.0 {
-        format!("{s:.3}s")
-    } else if s < 60.0 {
-        format!("{s:.2}s")
-    } else {
-        super::duration::human(Duration::from_secs_f64(s))
+        median(self.unit_s.get(1..)?)
     }
 }
 
@@ -254,15 +240,9 @@ mod tests {
         }
         assert_eq!(stats.trend(), Some((1.0, 2.0)));
         assert!(stats.trend_text().contains("x2.00"));
-        assert_eq!(stats.median(), Some(2.0));
+        // The middle two of 1, 1, 2, 2 (unit 1 left out).
+        assert_eq!(stats.median(), Some(1.5));
         stats.unit_s.truncate(3);
         assert_eq!(stats.trend(), None);
-    }
-
-    #[test]
-    fn short_seconds() {
-        assert_eq!(seconds(0.0123), "0.012s");
-        assert_eq!(seconds(1.349), "1.35s");
-        assert_eq!(seconds(125.0), "2m05s");
     }
 }

@@ -17,9 +17,10 @@ use std::time::{Duration, Instant};
 
 use super::child::{StopReason, Supervised};
 use super::marker::{LineScanner, UnitMatcher};
-use super::progress::{seconds, Console, UnitStats};
+use super::progress::{Console, UnitStats};
 use super::signals::{signal_name, SignalGuard};
 use crate::error::{Error, Result};
+use crate::output::human_duration;
 use crate::stratum::Stratum;
 use crate::timings::{Fingerprint, RunEnd, TimingRow, TimingsWriter};
 
@@ -406,7 +407,7 @@ impl Recorder {
             if (unit as usize) <= ctx.show_units {
                 ctx.console.line(&format!(
                     "calib: unit {unit} at {} ({stream}): {}",
-                    seconds(elapsed),
+                    human_duration(elapsed),
                     shown_line(line)
                 ));
             }
@@ -425,7 +426,7 @@ impl Recorder {
                  the command seems to buffer its output, so these units get one time between them. \
                  Flush after each marker line (Python: print(..., flush=True) or python -u; C: stdbuf -oL; \
                  or print CALIB_UNIT to stderr).",
-                seconds(gap.unwrap_or_default().as_secs_f64())
+                human_duration(gap.unwrap_or_default().as_secs_f64())
             ));
         }
     }
@@ -460,11 +461,11 @@ impl Recorder {
             .stats
             .unit_s
             .last()
-            .map_or("-".to_string(), |s| seconds(*s));
+            .map_or("-".to_string(), |s| human_duration(*s));
         format!(
             "calib {label}: {units} | last unit {last} | {} | {} elapsed",
             self.stats.trend_text(),
-            seconds(elapsed)
+            human_duration(elapsed)
         )
     }
 }
