@@ -24,7 +24,7 @@ use crate::error::{Error, Result};
 
 /// What becomes of a file already at the target path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IfExists {
+pub(crate) enum IfExists {
     /// Replace it (the model file, the plot: written again on each run).
     Replace,
     /// Leave it and fail with an I/O error of kind `AlreadyExists` (a
@@ -33,7 +33,7 @@ pub enum IfExists {
 }
 
 /// Writes `bytes` to `path` atomically (see the module docs).
-pub fn write_file(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<()> {
+pub(crate) fn write_file(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<()> {
     write_file_with(path, if_exists, |file, _| {
         file.write_all(bytes)
             .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
@@ -43,7 +43,7 @@ pub fn write_file(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<()> 
 /// Writes `path` atomically with `fill`, which gets the temporary file open
 /// for writing and its path (for writers that open a path themselves, such as
 /// the plot's encoders). The temporary path ends in the target's extension.
-pub fn write_file_with(
+pub(crate) fn write_file_with(
     path: &Path,
     if_exists: IfExists,
     fill: impl FnOnce(&mut File, &Path) -> Result<()>,

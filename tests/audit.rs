@@ -326,9 +326,7 @@ fn timeouts_report_the_unit_reached_from_probe_timings() {
     );
     let text = table_text(&a);
     assert!(
-        text.contains(
-            "TIMEOUT 6000_1 after 30m 05s (limit 30m 00s), reached unit 40 at 29m 25s"
-        ),
+        text.contains("TIMEOUT 6000_1 after 30m 05s (limit 30m 00s), reached unit 40 at 29m 25s"),
         "{text}"
     );
 }

@@ -32,7 +32,11 @@ impl SacctQuery {
             "-X".to_string(),
             format!("--format={SACCT_FORMAT}"),
         ];
-        for (flag, value) in [("-j", &self.jobs), ("-S", &self.since), ("--name", &self.names)] {
+        for (flag, value) in [
+            ("-j", &self.jobs),
+            ("-S", &self.since),
+            ("--name", &self.names),
+        ] {
             if let Some(value) = value {
                 argv.extend([flag.to_string(), value.clone()]);
             }
@@ -133,8 +137,12 @@ mod tests {
         let states_only = check_columns(&table("JobID|State\n1|COMPLETED\n"), &Origin::Stdin);
         assert_eq!(states_only.unwrap().len(), 1);
         let full = "JobID|State|Elapsed|Timelimit\n1|COMPLETED|00:01:00|00:10:00\n";
-        assert!(check_columns(&table(full), &Origin::Stdin).unwrap().is_empty());
+        assert!(check_columns(&table(full), &Origin::Stdin)
+            .unwrap()
+            .is_empty());
         // No rows, nothing to audit and nothing missing.
-        assert!(check_columns(&table("JobName\n"), &Origin::Stdin).unwrap().is_empty());
+        assert!(check_columns(&table("JobName\n"), &Origin::Stdin)
+            .unwrap()
+            .is_empty());
     }
 }

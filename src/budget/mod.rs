@@ -15,8 +15,8 @@ pub mod transfer;
 
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel};
-use crate::slurm::partitions::Selection;
 use crate::output::human_duration;
+use crate::slurm::partitions::Selection;
 use crate::slurm::time::{format_minutes, SBATCH_MAX_MINUTES};
 
 pub use grid::{CellSize, Grid};

@@ -16,7 +16,12 @@ pub fn human_duration(seconds: f64) -> String {
         return "n/a".to_string();
     }
     if seconds.is_infinite() {
-        return if seconds > 0.0 { "unbounded" } else { "-unbounded" }.to_string();
+        return if seconds > 0.0 {
+            "unbounded"
+        } else {
+            "-unbounded"
+        }
+        .to_string();
     }
     if seconds < 0.0 {
         return format!("-{}", human_duration(-seconds));

@@ -12,7 +12,7 @@ use crate::error::{Error, Origin, Result};
 use crate::slurm::time::{parse_time, SlurmTime};
 
 /// Parses a duration; `None` means no limit (`UNLIMITED`, `INFINITE`, `-1`).
-pub fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>> {
+pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>> {
     let bad = |why: String| {
         Error::input(
             Origin::Argument(flag.to_string()),

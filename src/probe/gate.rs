@@ -15,7 +15,7 @@ use crate::slurm::cluster::env_nonempty;
 use crate::slurm::time::format_minutes;
 
 /// Where Slurm's client commands live on `PATH`, if anywhere.
-pub fn slurm_command_on_path() -> Option<PathBuf> {
+pub(crate) fn slurm_command_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     for dir in std::env::split_paths(&path) {
         for name in ["sbatch", "srun", "salloc"] {
@@ -33,13 +33,17 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-pub fn in_allocation() -> bool {
+pub(crate) fn in_allocation() -> bool {
     env_nonempty("SLURM_JOB_ID").is_some() || env_nonempty("SLURM_JOBID").is_some()
 }
 
 /// Refuses on a login node unless `allow_login`; `command_line` is the user's
 /// calib command, shown inside the suggested allocation.
-pub fn check(allow_login: bool, timeout: Option<Duration>, command_line: &str) -> Result<()> {
+pub(crate) fn check(
+    allow_login: bool,
+    timeout: Option<Duration>,
+    command_line: &str,
+) -> Result<()> {
     if allow_login || in_allocation() {
         return Ok(());
     }
@@ -71,7 +75,7 @@ fn salloc_time(timeout: Option<Duration>) -> String {
 
 /// Shell-quotes words ([`crate::shell::quote`]) so that the shown command can
 /// be pasted back.
-pub fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
+pub(crate) fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
     words
         .iter()
         .map(|w| quote(w.as_ref()))
@@ -89,8 +93,14 @@ mod tests {
         // What Slurm reads back: the timeout in whole minutes plus 10.
         let read = |timeout| parse_time(&salloc_time(timeout)).unwrap();
         assert_eq!(read(None), SlurmTime::Limited(3_600));
-        assert_eq!(read(Some(Duration::from_secs(90))), SlurmTime::Limited(12 * 60));
-        assert_eq!(read(Some(Duration::from_secs(7200))), SlurmTime::Limited(130 * 60));
+        assert_eq!(
+            read(Some(Duration::from_secs(90))),
+            SlurmTime::Limited(12 * 60)
+        );
+        assert_eq!(
+            read(Some(Duration::from_secs(7200))),
+            SlurmTime::Limited(130 * 60)
+        );
         assert_eq!(
             read(Some(Duration::from_secs(3 * 86_400))),
             SlurmTime::Limited(3 * 86_400 + 600)

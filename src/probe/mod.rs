@@ -46,16 +46,16 @@
 //! [`gate`] (the login-node refusal), [`duration`] (`--timeout`), [`progress`]
 //! (what the user sees), [`plan`] (repetitions and run lengths).
 
-pub mod child;
-pub mod duration;
-pub mod fingerprint;
-pub mod gate;
-pub mod marker;
-pub mod naming;
-pub mod plan;
-pub mod progress;
-pub mod runner;
-pub mod signals;
+pub(crate) mod child;
+pub(crate) mod duration;
+pub(crate) mod fingerprint;
+pub(crate) mod gate;
+pub(crate) mod marker;
+pub(crate) mod naming;
+pub(crate) mod plan;
+pub(crate) mod progress;
+pub(crate) mod runner;
+pub(crate) mod signals;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -97,18 +97,9 @@ pub struct ProbeConfig {
     pub command_line: String,
 }
 
-/// What a finished probe reports.
-#[derive(Debug)]
-pub struct ProbeReport {
-    pub file: PathBuf,
-    pub runs: usize,
-    pub unit_rows: u64,
-    /// calib's exit status.
-    pub status: i32,
-}
-
-/// Runs the whole probe: gate, fingerprint, file, every planned run.
-pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
+/// Runs the whole probe: gate, fingerprint, file, every planned run. Returns
+/// calib's exit status: the command's (see `calib probe --help`).
+pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     plan::check(config)?;
     gate::check(config.allow_login, config.timeout, &config.command_line)?;
     check_program(&config.command[0])?;
@@ -281,12 +272,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         },
         file.display()
     ));
-    Ok(ProbeReport {
-        file,
-        runs: runs_done,
-        unit_rows,
-        status,
-    })
+    Ok(status)
 }
 
 fn summary(
@@ -324,7 +310,10 @@ fn summary(
         human_duration(outcome.elapsed_s)
     );
     if let Some(first) = stats.unit_s.first() {
-        text.push_str(&format!("; unit 1 (with startup) {}", human_duration(*first)));
+        text.push_str(&format!(
+            "; unit 1 (with startup) {}",
+            human_duration(*first)
+        ));
     }
     if let Some(median) = stats.median() {
         text.push_str(&format!(

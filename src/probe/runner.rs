@@ -26,7 +26,7 @@ use crate::timings::{Fingerprint, RunEnd, TimingRow, TimingsWriter};
 
 /// How long to keep reading the pipes after the command exited, when something
 /// it started in the background still holds them open.
-pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+pub(crate) const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 
 /// The nap between reads while a command prints in small pieces.
 const BUSY_NAP: Duration = Duration::from_millis(1);
@@ -39,9 +39,7 @@ const READ_SIZE: usize = 256 * 1024;
 
 /// One execution of the command.
 #[derive(Debug, Clone)]
-pub struct RunSpec {
-    /// The repetition number (`{rep}`).
-    pub rep: u64,
+pub(crate) struct RunSpec {
     /// Run-length mode: the length substituted for `{units}`.
     pub length: Option<u64>,
     /// The command and its arguments, placeholders substituted.
@@ -50,7 +48,7 @@ pub struct RunSpec {
 }
 
 /// What a run needs from the probe around it.
-pub struct RunContext<'a> {
+pub(crate) struct RunContext<'a> {
     pub writer: &'a mut TimingsWriter,
     pub stratum: &'a Stratum,
     /// The fingerprint without `started_at`.
@@ -71,7 +69,7 @@ pub struct RunContext<'a> {
 
 /// How a run went.
 #[derive(Debug)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     pub end: RunEnd,
     /// Unit rows written (run-length mode: 1 when the run completed).
     pub units: u64,
@@ -114,7 +112,7 @@ impl Stream {
 }
 
 /// Runs `spec` to its end.
-pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
+pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
     let started = Supervised::spawn(&spec.argv, ctx.unbuffered, ctx.grace)?;
     if let Some(e) = &started.watchdog_error {
         ctx.console.line(&format!("calib: warning: {e}"));

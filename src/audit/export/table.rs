@@ -49,7 +49,11 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
         writeln!(out, "\n{} ({})", g.group, g.source)?;
         writeln!(out, "  tasks {}: {}", u.tasks, states(u))?;
         if !u.limits_s.is_empty() {
-            let limits: Vec<String> = u.limits_s.iter().map(|&l| human_duration(l as f64)).collect();
+            let limits: Vec<String> = u
+                .limits_s
+                .iter()
+                .map(|&l| human_duration(l as f64))
+                .collect();
             writeln!(out, "  time limit {}", limits.join(", "))?;
         }
         if let (Some(min), Some(median), Some(max)) =
@@ -79,7 +83,12 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             }
         }
         for t in &u.timeouts {
-            write!(out, "  TIMEOUT {} after {}", t.job_id, human_duration(t.elapsed_s as f64))?;
+            write!(
+                out,
+                "  TIMEOUT {} after {}",
+                t.job_id,
+                human_duration(t.elapsed_s as f64)
+            )?;
             if let Some(l) = t.limit_s {
                 write!(out, " (limit {})", human_duration(l as f64))?;
             }

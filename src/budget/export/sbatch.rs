@@ -13,8 +13,8 @@ use std::fmt::Write;
 
 use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
-use crate::shell::{comment_text, quote};
 use crate::output::human_duration;
+use crate::shell::{comment_text, quote};
 use crate::slurm::time::format_sbatch_time;
 
 pub struct SbatchExporter;

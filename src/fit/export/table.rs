@@ -48,7 +48,11 @@ fn table(report: &FitReport) -> Table {
             r.stratum.clone(),
             m.runs.to_string(),
             m.units_probed.to_string(),
-            format!("{} -> {}", human_duration(r.first_cost_s), human_duration(r.last_cost_s)),
+            format!(
+                "{} -> {}",
+                human_duration(r.first_cost_s),
+                human_duration(r.last_cost_s)
+            ),
             format!("{:+.0}%", r.trend_pct),
             match m.runner_up() {
                 Some(f) => format!("{} ({f})", m.form()),
