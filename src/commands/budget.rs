@@ -45,7 +45,7 @@ pub struct BudgetArgs {
 
     /// The model written by `calib fit -o`. Default: calib-model.json when no
     /// TIMINGS are given.
-    #[arg(long, short = 'm', value_name = "FILE")]
+    #[arg(long, short = 'm', value_name = "FILE", conflicts_with = "timings")]
     pub model: Option<PathBuf>,
 
     /// Units per run (generations, epochs, ...) for every stratum the grid does
@@ -133,11 +133,6 @@ pub enum NamePartition {
 
 fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
     if !args.timings.is_empty() {
-        if args.model.is_some() {
-            return Err(Error::Refused(
-                "give either --model or TIMINGS paths, not both".into(),
-            ));
-        }
         let timings = read_timings(&args.timings, &IngestOptions::default())?;
         for warning in &timings.warnings {
             output::warn(warning);
