@@ -9,6 +9,7 @@
 
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub(crate) mod atomic;
 pub mod audit;
 pub mod backtest;
 pub mod budget;
@@ -17,14 +18,14 @@ pub mod commands;
 pub mod error;
 pub mod fit;
 pub mod forms;
-pub mod limits;
+pub(crate) mod limits;
 pub mod model;
 pub mod output;
-pub mod probe;
+pub(crate) mod probe;
 pub mod projection;
-pub mod shell;
+pub(crate) mod shell;
 pub mod slurm;
-pub mod stats;
+pub(crate) mod stats;
 pub mod stratum;
 pub mod synth;
 pub mod timings;

@@ -26,27 +26,27 @@ use std::path::Path;
 use crate::error::{Error, Origin, Result};
 
 /// The longest line calib reads, in bytes.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The largest single input calib reads, in bytes.
-pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+pub(crate) const MAX_INPUT_BYTES: u64 = 4 << 30;
 
 /// The largest number of units in a run, or tasks in a stratum.
 pub const MAX_COUNT: u64 = 1_000_000_000;
 
 /// The longest duration accepted as measured: 10 years of 365.25 days, in seconds.
-pub const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
+pub(crate) const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
 
 /// The bound of [`MAX_SECONDS`] in words, for messages.
-pub const MAX_SECONDS_TEXT: &str = "10 years (315576000 s)";
+pub(crate) const MAX_SECONDS_TEXT: &str = "10 years (315576000 s)";
 
 /// The most characters of a rejected value that a message repeats.
-pub const EXCERPT_CHARS: usize = 40;
+pub(crate) const EXCERPT_CHARS: usize = 40;
 
 /// A value as a message repeats it: whole up to [`EXCERPT_CHARS`] characters,
 /// else its beginning and its length, so that a field of a million digits
 /// does not become a message of a million digits.
-pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
     match value.char_indices().nth(EXCERPT_CHARS) {
         None => value.into(),
         Some((cut, _)) => format!(
@@ -65,7 +65,11 @@ pub fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
 /// Works on anything readable, so a FIFO, a character device or standard input
 /// is read under the same bounds as a file: `/dev/zero` ends after 1 MiB with
 /// an error, not when memory runs out.
-pub fn read_bounded(reader: &mut dyn Read, origin: &Origin, size_hint: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_bounded(
+    reader: &mut dyn Read,
+    origin: &Origin,
+    size_hint: u64,
+) -> Result<Vec<u8>> {
     if size_hint > MAX_INPUT_BYTES {
         return Err(too_large(origin));
     }
@@ -106,14 +110,14 @@ pub fn read_bounded(reader: &mut dyn Read, origin: &Origin, size_hint: u64) -> R
 }
 
 /// Reads standard input under the bounds of [`read_bounded`].
-pub fn read_stdin_bounded() -> Result<Vec<u8>> {
+pub(crate) fn read_stdin_bounded() -> Result<Vec<u8>> {
     read_bounded(&mut std::io::stdin().lock(), &Origin::Stdin, 0)
 }
 
 /// Opens and reads a file the user named, under the bounds of [`read_bounded`].
 /// A file that cannot be opened or read is bad input (exit 2): the message says
 /// `cannot read {what}: <reason>` (`what`: "the grid", "it", ...).
-pub fn read_file_bounded(path: &Path, what: &str) -> Result<Vec<u8>> {
+pub(crate) fn read_file_bounded(path: &Path, what: &str) -> Result<Vec<u8>> {
     let origin = Origin::file(path);
     let unreadable =
         |e: std::io::Error| Error::input(origin.clone(), None, format!("cannot read {what}: {e}"));
@@ -135,7 +139,7 @@ pub fn read_file_bounded(path: &Path, what: &str) -> Result<Vec<u8>> {
 }
 
 /// The bytes as UTF-8 text; invalid UTF-8 is bad input naming its line.
-pub fn into_text(bytes: Vec<u8>, origin: &Origin) -> Result<String> {
+pub(crate) fn into_text(bytes: Vec<u8>, origin: &Origin) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         Error::input(

@@ -38,7 +38,7 @@ fn is_plain(c: char) -> bool {
 /// exactly this text: plain words stay as they are (`job.sh`, `--time=60`),
 /// anything else is single-quoted with `'` written as `'\''`. A newline inside
 /// the quotes stays part of the word.
-pub fn quote(word: &str) -> String {
+pub(crate) fn quote(word: &str) -> String {
     if !word.is_empty() && word.chars().all(is_plain) {
         return word.to_string();
     }
@@ -66,7 +66,7 @@ fn breaks_a_line(c: char) -> bool {
 /// U+2028, U+2029) is written as its Rust escape (`\n`, `\r`, `\0`,
 /// `\u{1b}`), so that no value can end the comment and start a command, nor
 /// move the cursor to hide what the line says. Other text is kept as it is.
-pub fn comment_text(text: &str) -> String {
+pub(crate) fn comment_text(text: &str) -> String {
     if !text.chars().any(breaks_a_line) {
         return text.to_string();
     }
@@ -88,7 +88,7 @@ const SHOWN_CHARS: usize = 80;
 /// message (`stratum label`, `column cluster`, ...). The message names the
 /// first such character by its code point (`U+000A`) and shows the value
 /// escaped, so that the message itself stays on one line.
-pub fn refuse_control(what: &str, value: &str) -> Result<(), String> {
+pub(crate) fn refuse_control(what: &str, value: &str) -> Result<(), String> {
     let Some((at, c)) = value.chars().enumerate().find(|(_, c)| c.is_control()) else {
         return Ok(());
     };
@@ -111,7 +111,7 @@ pub fn refuse_control(what: &str, value: &str) -> Result<(), String> {
 /// A clap `value_parser` for text flags whose value reaches emitted scripts
 /// (`--unit-name`, `--script`, `--cluster`, `--stratum`, ...): the text as
 /// given, or the message of [`refuse_control`] (clap exits with status 2).
-pub fn text_argument(value: &str) -> Result<String, String> {
+pub(crate) fn text_argument(value: &str) -> Result<String, String> {
     refuse_control("the value", value)?;
     Ok(value.to_string())
 }

@@ -3,7 +3,7 @@
 /// The median of `values` (the mean of the two middle values for an even count);
 /// `None` when empty. NaNs sort last (IEEE total order), so one NaN cannot
 /// hide behind a plausible median unnoticed when most values are NaN.
-pub fn median(values: &[f64]) -> Option<f64> {
+pub(crate) fn median(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }

@@ -91,7 +91,7 @@ fn seed_case_7_slowest_task_used_68_percent_headroom_1_47() {
     assert_eq!(g.arrays.len(), 1);
     assert_eq!(g.arrays[0].array, "5000");
     let text = table_text(&a);
-    assert!(text.contains("the slowest task (5000_2, COMPLETED) used 68% of its budget (00:20:24 of 00:30:00): headroom 1.47x"), "{text}");
+    assert!(text.contains("the slowest task (5000_2, COMPLETED) used 68% of its budget (20m 24s of 30m 00s): headroom 1.47x"), "{text}");
     assert!(text.contains("(10 step rows left out)"), "{text}");
 }
 
@@ -326,9 +326,7 @@ fn timeouts_report_the_unit_reached_from_probe_timings() {
     );
     let text = table_text(&a);
     assert!(
-        text.contains(
-            "TIMEOUT 6000_1 after 00:30:05 (limit 00:30:00), reached unit 40 at 00:29:25"
-        ),
+        text.contains("TIMEOUT 6000_1 after 30m 05s (limit 30m 00s), reached unit 40 at 29m 25s"),
         "{text}"
     );
 }
@@ -615,4 +613,54 @@ fn help_teaches() {
     ] {
         assert!(help.contains(want), "missing {want}: {help}");
     }
+}
+
+/// The cluster of --write-timings rows is resolved as budget resolves it:
+/// --cluster, else $SLURM_CLUSTER_NAME, else $CC_CLUSTER (a blank variable is
+/// unset); and a name that could break a line is refused at the flag, as
+/// budget's --cluster is, before any file exists.
+#[test]
+fn write_timings_cluster_from_the_environment_and_never_a_control_character() {
+    let dir = tmp();
+    let sacct = dir.path().join("sacct.txt");
+    std::fs::write(&sacct, seed_case_7()).unwrap();
+    let at = format!("@{}", sacct.display());
+
+    let from_env = dir.path().join("env.csv");
+    let out = bin()
+        .args(["audit", &at, "--units", "100", "--write-timings"])
+        .arg(&from_env)
+        .env("SLURM_CLUSTER_NAME", " ")
+        .env("CC_CLUSTER", "beluga")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let timings = read_timings(std::slice::from_ref(&from_env), &IngestOptions::default()).unwrap();
+    assert!(timings
+        .runs
+        .iter()
+        .all(|r| r.fingerprint.cluster.as_deref() == Some("beluga")));
+
+    let hostile = dir.path().join("hostile.csv");
+    let out = bin()
+        .args([
+            "audit",
+            &at,
+            "--units",
+            "100",
+            "--cluster",
+            "narval\n#SBATCH --wrap=x",
+        ])
+        .arg("--write-timings")
+        .arg(&hostile)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--cluster"), "{err}");
+    assert!(!hostile.exists());
 }

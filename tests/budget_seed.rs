@@ -235,7 +235,6 @@ fn case_5_a_calibration_from_cluster_a_refuses_to_budget_cluster_b() {
     let other_cpu = Target {
         cluster: Some("clusterA".into()),
         cpu_model: Some("AMD EPYC 7763".into()),
-        cluster_source: None,
     };
     let refused = plan(&csv, list, 10_000, other_cpu, false).unwrap_err();
     assert!(refused.to_string().contains("AMD EPYC 7763"));

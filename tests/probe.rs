@@ -415,7 +415,7 @@ fn login_node_is_refused_with_a_salloc_line_unless_allowed() {
         ]));
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("salloc --time=0:30:00"), "{err}");
+    assert!(err.contains("salloc --time=00:30:00"), "{err}");
     assert!(err.contains("--allow-login"), "{err}");
     assert!(files(&out_dir).is_empty());
 

@@ -31,6 +31,8 @@
 //! `>999%` (sacct's `Elapsed` is bounded at 10 years, see [`crate::limits`]).
 
 pub mod export;
+mod query;
+mod whole_runs;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -40,10 +42,12 @@ use serde::Serialize;
 
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
 use crate::slurm::time::{format_sbatch_time, sbatch_minutes};
+use crate::stats::median;
 use crate::stratum::Stratum;
 use crate::timings::Timings;
 
-pub use export::clock;
+pub use query::{check_columns, SacctQuery, SACCT_FORMAT};
+pub use whole_runs::whole_run_rows;
 
 /// Below this share of its budget used by the slowest task, calib suggests a
 /// shorter request.
@@ -513,26 +517,14 @@ fn usage_of(rows: &[&SacctRow], reached: &HashMap<String, Reached>, units: Optio
     completed.sort_unstable();
     u.completed_min_s = completed.first().copied();
     u.completed_max_s = completed.last().copied();
-    u.completed_median_s = median(&completed);
+    // In f64: the sum of two u64 elapsed times may not fit a u64.
+    u.completed_median_s = median(&completed.iter().map(|&e| e as f64).collect::<Vec<_>>());
     u.headroom = u
         .slowest
         .as_ref()
         .filter(|s| s.elapsed_s > 0)
         .map(|s| s.limit_s as f64 / s.elapsed_s as f64);
     u
-}
-
-fn median(sorted: &[u64]) -> Option<f64> {
-    let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    Some(if n % 2 == 1 {
-        sorted[n / 2] as f64
-    } else {
-        // In f64: the sum of two u64 elapsed times may not fit a u64.
-        (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0
-    })
 }
 
 /// What to tell the user about a group.

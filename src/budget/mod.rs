@@ -15,8 +15,9 @@ pub mod transfer;
 
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel};
+use crate::output::human_duration;
 use crate::slurm::partitions::Selection;
-use crate::slurm::time::{format_minutes, human_duration, SBATCH_MAX_MINUTES};
+use crate::slurm::time::{format_minutes, SBATCH_MAX_MINUTES};
 
 pub use grid::{CellSize, Grid};
 pub use rule::{Cap, Decision, Status};

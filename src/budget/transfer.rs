@@ -11,8 +11,6 @@ use crate::model::StratumModel;
 pub struct Target {
     pub cluster: Option<String>,
     pub cpu_model: Option<String>,
-    /// Where the cluster name came from (`--cluster`, `sinfo -M`, `$CC_CLUSTER`).
-    pub cluster_source: Option<String>,
 }
 
 /// How the measurements relate to the target.

@@ -2,21 +2,21 @@
 //! used of the time it asked for.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use regex::Regex;
 
-use crate::audit::{self, AuditOptions};
+use crate::audit::{self, check_columns, whole_run_rows, AuditOptions, SacctQuery};
+use crate::commands::flags;
 use crate::commands::input::read_text_argument;
-use crate::error::{Error, Origin, Result};
+use crate::error::{Error, Result};
 use crate::output::{self, Format};
-use crate::slurm::sacct::{parse_sacct, JobState, SacctOptions, SacctTable};
-use crate::stratum::Stratum;
-use crate::timings::{read_timings, Fingerprint, IngestOptions, TimingRow, TimingsWriter};
+use crate::shell::text_argument;
+use crate::slurm::cluster::resolve_cluster;
+use crate::slurm::sacct::{parse_sacct, SacctOptions};
+use crate::timings::{read_timings, write_timings_file, IngestOptions};
 
-/// The columns calib asks sacct for. Comment comes last: values are not escaped
-/// and a comment is the field most likely to contain the delimiter.
-pub const SACCT_FORMAT: &str = "JobID,JobIDRaw,JobName,Partition,State,ExitCode,Elapsed,ElapsedRaw,Timelimit,TimelimitRaw,NodeList,Start,End,Comment";
+// Named here too for the tests' fake sacct, which prints these columns.
+pub use crate::audit::SACCT_FORMAT;
 
 const AFTER_HELP: &str = "\
 What and why: read sacct after a campaign: per stratum and per array, how many tasks completed, \
@@ -66,8 +66,8 @@ pub struct AuditArgs {
     /// Group jobs by this regex on the job name: its first capture group (or the
     /// whole match) names the group, e.g. 'sweep-(ds[0-9]+)-seed'. Jobs that do not
     /// match are grouped as usual.
-    #[arg(long = "by-name", value_name = "REGEX")]
-    pub by_name: Option<String>,
+    #[arg(long = "by-name", value_name = "REGEX", value_parser = flags::regex)]
+    pub by_name: Option<Regex>,
 
     /// Probe timings of the campaign's tasks (files or folders of calib probe
     /// CSVs): a TIMEOUT task is matched by its job id (the job_id column) to tell
@@ -83,13 +83,13 @@ pub struct AuditArgs {
     /// Write each COMPLETED task as a whole-run row of a timings file (run = job
     /// id, unit = --units, elapsed_s = Elapsed), so that the next calib fit learns
     /// from the campaign. The file must not exist. Needs --units.
-    #[arg(long = "write-timings", value_name = "FILE")]
+    #[arg(long = "write-timings", value_name = "FILE", requires = "units")]
     pub write_timings: Option<PathBuf>,
 
     /// The cluster the audited jobs ran on, recorded in --write-timings rows so
     /// that calib budget accepts them as a calibration of that cluster. Default:
     /// $SLURM_CLUSTER_NAME, else $CC_CLUSTER.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = text_argument)]
     pub cluster: Option<String>,
 
     /// The field separator of SACCT when it is not `|` (sacct --delimiter).
@@ -102,61 +102,22 @@ pub struct AuditArgs {
 }
 
 pub fn run(args: &AuditArgs) -> Result<i32> {
-    if args.write_timings.is_some() && args.units.is_none() {
-        return Err(Error::Refused(
-            "--write-timings needs --units N: a whole-run row records how many units the run did; \
-             give the number of units each task had to do"
-                .into(),
-        ));
-    }
-    let by_name = args
-        .by_name
-        .as_deref()
-        .map(|re| {
-            Regex::new(re).map_err(|e| {
-                Error::input(
-                    Origin::Argument("--by-name".into()),
-                    None,
-                    format!("not a regular expression: {e}"),
-                )
-            })
-        })
-        .transpose()?;
-    let (origin, text) = read_input(args)?;
-    let table = parse_sacct(
-        &text,
-        &origin,
-        &SacctOptions {
-            delimiter: args.delimiter.clone(),
-            columns: None,
-        },
-    )?;
-    for needed in ["JobID", "State"] {
-        if table.column(needed).is_none() && !table.rows.is_empty() {
-            return Err(Error::input(
-                origin,
-                None,
-                format!(
-                    "the sacct text has no {needed} column; run sacct -P with \
-                     --format={SACCT_FORMAT}"
-                ),
-            ));
+    let (text, origin) = match args.sacct.as_deref() {
+        Some(value) => read_text_argument(value, "SACCT")?,
+        None => SacctQuery {
+            jobs: args.jobs.clone(),
+            since: args.since.clone(),
+            names: args.name.clone(),
         }
-    }
-    if !table.rows.is_empty()
-        && (table
-            .column("Timelimit")
-            .or(table.column("TimelimitRaw"))
-            .is_none()
-            || table
-                .column("Elapsed")
-                .or(table.column("ElapsedRaw"))
-                .is_none())
-    {
-        output::warn(format_args!(
-            "without Elapsed and Timelimit columns, the audit counts states \
-             only; run sacct -P with --format={SACCT_FORMAT}"
-        ));
+        .run()?,
+    };
+    let sacct_options = SacctOptions {
+        delimiter: args.delimiter.clone(),
+        columns: None,
+    };
+    let table = parse_sacct(&text, &origin, &sacct_options)?;
+    for warning in check_columns(&table, &origin)? {
+        output::warn(warning);
     }
     let timings = if args.timings.is_empty() {
         None
@@ -169,167 +130,36 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
         }
     }
     let options = AuditOptions {
-        by_name,
+        by_name: args.by_name.clone(),
         timings: timings.as_ref(),
         units: args.units,
     };
     let report = audit::audit(&table, &options);
     if let (Some(path), Some(units)) = (&args.write_timings, args.units) {
-        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let cluster = args
-            .cluster
-            .clone()
-            .or_else(|| env("SLURM_CLUSTER_NAME"))
-            .or_else(|| env("CC_CLUSTER"));
+        let cluster = resolve_cluster(args.cluster.as_deref(), None).map(|c| c.name);
         if cluster.is_none() {
             output::warn(format_args!(
                 "the rows written to {} name no cluster, so calib budget will treat them as unverified; pass --cluster NAME",
                 path.display()
             ));
         }
-        let written = write_timings(&table, &options, path, units, cluster)?;
+        let rows = whole_run_rows(&table, &options, units, cluster.as_deref());
+        write_timings_file(path, &rows).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                Error::Refused(format!(
+                    "{} exists; calib never overwrites a timings file: give --write-timings a new file name",
+                    path.display()
+                ))
+            }
+            other => other,
+        })?;
         output::note(format_args!(
-            "wrote {written} whole-run row{} to {}",
-            if written == 1 { "" } else { "s" },
+            "wrote {} whole-run row{} to {}",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" },
             path.display()
         ));
     }
     output::write_result(|out| audit::export::exporter(args.format).export(&report, out))?;
     Ok(0)
-}
-
-fn read_input(args: &AuditArgs) -> Result<(Origin, String)> {
-    match args.sacct.as_deref() {
-        Some(value) => {
-            let (text, origin) = read_text_argument(value, "SACCT")?;
-            Ok((origin, text))
-        }
-        None => run_sacct(args),
-    }
-}
-
-/// The sacct command calib runs when no SACCT text is given.
-pub fn sacct_command(args: &AuditArgs) -> Vec<String> {
-    let mut argv = vec![
-        "-P".to_string(),
-        "-X".to_string(),
-        format!("--format={SACCT_FORMAT}"),
-    ];
-    if let Some(jobs) = &args.jobs {
-        argv.extend(["-j".to_string(), jobs.clone()]);
-    }
-    if let Some(since) = &args.since {
-        argv.extend(["-S".to_string(), since.clone()]);
-    }
-    if let Some(name) = &args.name {
-        argv.extend(["--name".to_string(), name.clone()]);
-    }
-    argv
-}
-
-fn run_sacct(args: &AuditArgs) -> Result<(Origin, String)> {
-    let argv = sacct_command(args);
-    let shown = format!("sacct {}", argv.join(" "));
-    let output = Command::new("sacct").args(&argv).output().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::Refused(
-                "no SACCT text was given and sacct is not on PATH: run calib audit on the \
-                 cluster, or pass sacct's output: sacct -P -X -j IDS > sacct.txt; calib audit @sacct.txt"
-                    .into(),
-            )
-        } else {
-            Error::io("cannot run sacct", e)
-        }
-    })?;
-    if !output.status.success() {
-        return Err(Error::Failed(format!(
-            "`{shown}` failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
-    }
-    let text = String::from_utf8(output.stdout).map_err(|_| {
-        Error::input(
-            Origin::Argument(format!("`{shown}`")),
-            None,
-            "sacct's output is not UTF-8",
-        )
-    })?;
-    Ok((Origin::Argument(format!("the output of `{shown}`")), text))
-}
-
-/// The stratum a task's whole-run row is filed under: the comment's stratum, or
-/// `name=<group>` when only a job name is known.
-fn stratum_for(row: &crate::slurm::sacct::SacctRow, options: &AuditOptions) -> Stratum {
-    if let Some(stratum) = audit::comment_stratum(row) {
-        return stratum;
-    }
-    let (group, _) = audit::group_of(row, options.by_name.as_ref());
-    let value: String = group
-        .chars()
-        .map(|c| if c == ',' || c == '=' { '_' } else { c })
-        .collect();
-    let mut stratum = Stratum::default();
-    let _ = stratum.insert("name", &value);
-    stratum
-}
-
-fn write_timings(
-    table: &SacctTable,
-    options: &AuditOptions,
-    path: &std::path::Path,
-    units: u64,
-    cluster: Option<String>,
-) -> Result<usize> {
-    let mut seen = std::collections::HashSet::new();
-    let mut rows = Vec::new();
-    // The last row of each job wins, as in the audit.
-    for row in table.rows.iter().rev() {
-        let Some(id) = &row.job_id else { continue };
-        if !audit::is_job_row(id) || !seen.insert(id.text.clone()) {
-            continue;
-        }
-        if row.state != Some(JobState::Completed) {
-            continue;
-        }
-        let Some(elapsed) = row.elapsed_s else {
-            continue;
-        };
-        rows.push(TimingRow {
-            run: id.text.clone(),
-            stratum: stratum_for(row, options),
-            unit: units,
-            elapsed_s: elapsed as f64,
-            unit_s: None,
-            fingerprint: Fingerprint {
-                host: row.node_list.clone(),
-                job_id: Some(
-                    row.job_id_raw
-                        .as_ref()
-                        .map_or_else(|| id.text.clone(), |r| r.text.clone()),
-                ),
-                partition: row.partition.clone(),
-                started_at: row.start.clone(),
-                cluster: cluster.clone(),
-                calib_version: Some(crate::VERSION.to_string()),
-                ..Fingerprint::default()
-            },
-            end: None,
-        });
-    }
-    rows.reverse();
-    // The file is created exclusively: an existing one is the user's to keep.
-    let mut writer = TimingsWriter::create_new(path).map_err(|e| match e {
-        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
-            Error::Refused(format!(
-                "{} exists; calib never overwrites a timings file: give --write-timings a new file name",
-                path.display()
-            ))
-        }
-        other => other,
-    })?;
-    for row in &rows {
-        writer.append(row)?;
-    }
-    Ok(rows.len())
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::backtest::export::Format;
 use crate::backtest::{self, BacktestOptions, ProbeDesign, ProbeLength};
+use crate::commands::flags;
 use crate::error::Result;
 use crate::fit::FitOptions;
 use crate::output;
@@ -58,7 +59,7 @@ pub struct BacktestArgs {
     pub long_run: Option<f64>,
 
     /// One-sided confidence of the budget's upper bound, in (0.5, 1).
-    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = parse_confidence)]
+    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
     pub confidence: f64,
 
     /// The stratum label that names a campaign: strata with the same value are
@@ -90,15 +91,6 @@ fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
         Ok(f) if f > 0.0 && f < 1.0 => Ok(f),
         _ => Err(format!(
             "expected a fraction in (0, 1), e.g. 0.1; found {text:?}"
-        )),
-    }
-}
-
-fn parse_confidence(text: &str) -> std::result::Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(p) if p > 0.5 && p < 1.0 => Ok(p),
-        _ => Err(format!(
-            "expected a one-sided confidence in (0.5, 1), e.g. 0.99; found {text:?}"
         )),
     }
 }

@@ -4,17 +4,20 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use regex::Regex;
 
 use crate::budget::export::{ExportContext, Format};
 use crate::budget::grid::MAX_COUNT;
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
+use crate::commands::flags;
 use crate::commands::input::read_text_argument;
-use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
+use crate::error::{Error, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output;
 use crate::shell::text_argument;
-use crate::slurm::partitions::{family_of, parse_partitions, Partition, PartitionSelector};
+use crate::slurm::cluster::resolve_cluster;
+use crate::slurm::partitions::{parse_partitions, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
 const AFTER_HELP: &str = "\
@@ -42,7 +45,7 @@ pub struct BudgetArgs {
 
     /// The model written by `calib fit -o`. Default: calib-model.json when no
     /// TIMINGS are given.
-    #[arg(long, short = 'm', value_name = "FILE")]
+    #[arg(long, short = 'm', value_name = "FILE", conflicts_with = "timings")]
     pub model: Option<PathBuf>,
 
     /// Units per run (generations, epochs, ...) for every stratum the grid does
@@ -71,12 +74,12 @@ pub struct BudgetArgs {
     pub partition_family: Option<String>,
 
     /// Use the partitions whose names match this regular expression.
-    #[arg(long, value_name = "REGEX")]
-    pub partition_regex: Option<String>,
+    #[arg(long, value_name = "REGEX", value_parser = flags::regex)]
+    pub partition_regex: Option<Regex>,
 
     /// One-sided confidence of the upper bound: the chance that a new run
     /// finishes within it, under the model's assumptions.
-    #[arg(long, value_name = "P", default_value_t = 0.99)]
+    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
     pub confidence: f64,
 
     /// The cluster that will run the work. Default: a CLUSTER: line in the
@@ -134,22 +137,8 @@ pub enum NamePartition {
     Never,
 }
 
-/// True when every partition in play is a `_bN` bucket of one family.
-fn one_bucket_family(partitions: &[Partition]) -> bool {
-    let families: Vec<(String, Option<u32>)> =
-        partitions.iter().map(|p| family_of(&p.name)).collect();
-    families
-        .iter()
-        .all(|(f, bucket)| bucket.is_some() && *f == families[0].0)
-}
-
 fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
     if !args.timings.is_empty() {
-        if args.model.is_some() {
-            return Err(Error::Refused(
-                "give either --model or TIMINGS paths, not both".into(),
-            ));
-        }
         let timings = read_timings(&args.timings, &IngestOptions::default())?;
         for warning in &timings.warnings {
             output::warn(warning);
@@ -169,43 +158,12 @@ fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
     ModelFile::load(&path)
 }
 
-fn target(args: &BudgetArgs, listed_cluster: Option<&str>) -> Target {
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    let (cluster, source) = if let Some(c) = &args.cluster {
-        (Some(c.clone()), Some("--cluster".to_string()))
-    } else if let Some(c) = listed_cluster {
-        (
-            Some(c.to_string()),
-            Some("the CLUSTER: line of the partition list".to_string()),
-        )
-    } else if let Some(c) = env("SLURM_CLUSTER_NAME") {
-        (Some(c), Some("$SLURM_CLUSTER_NAME".to_string()))
-    } else if let Some(c) = env("CC_CLUSTER") {
-        (Some(c), Some("$CC_CLUSTER".to_string()))
-    } else {
-        (None, None)
-    };
-    Target {
-        cluster,
-        cpu_model: args.cpu_model.clone(),
-        cluster_source: source,
-    }
-}
-
 pub fn run(args: &BudgetArgs) -> Result<i32> {
     let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
     let partitions = parse_partitions(&text, &origin)?;
     let selector = match (&args.partition_family, &args.partition_regex) {
         (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
-        (None, Some(pattern)) => Some(PartitionSelector::Regex(
-            regex::Regex::new(pattern).map_err(|e| {
-                Error::input(
-                    Origin::Argument("--partition-regex".into()),
-                    None,
-                    format!("not a regular expression: {e}"),
-                )
-            })?,
-        )),
+        (None, Some(regex)) => Some(PartitionSelector::Regex(regex.clone())),
         (None, None) => None,
     };
     let selection = partitions.select(selector.as_ref())?;
@@ -216,7 +174,11 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         tasks: args.tasks,
         grid,
         confidence: args.confidence,
-        target: target(args, partitions.cluster.as_deref()),
+        target: Target {
+            cluster: resolve_cluster(args.cluster.as_deref(), partitions.cluster.as_deref())
+                .map(|c| c.name),
+            cpu_model: args.cpu_model.clone(),
+        },
         allow_transfer: args.allow_transfer,
         allow_guess: args.allow_guess,
     };
@@ -230,7 +192,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         name_partition: match args.name_partition {
             NamePartition::Always => true,
             NamePartition::Never => false,
-            NamePartition::Auto => !one_bucket_family(&selection.partitions),
+            NamePartition::Auto => !selection.is_one_bucket_family(),
         },
     };
     output::write_result(|out| args.format.exporter().export(&plan, &context, out))?;

@@ -1,11 +1,13 @@
 //! `calib fit`: read timings, fit a cost model per stratum, print the table, write
 //! the model file and (optionally) a plot. The statistics live in `crate::fit`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::error::{Error, Origin, Result};
+use crate::atomic::{write_file, IfExists};
+use crate::commands::flags;
+use crate::error::{Error, Result};
 use crate::fit::{self, FitOptions};
+use crate::limits::MAX_COUNT;
 use crate::output::{self, Format};
 use crate::timings::{read_timings, IngestOptions, TimeColumnKind};
 
@@ -39,7 +41,7 @@ pub struct FitArgs {
     /// Length of the run to budget, in units: adds the projection at N (predicted,
     /// floor, upper bound) to the table and warns when N is far beyond the probe.
     /// Example: `--units 100` for 100 generations.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub units: Option<u64>,
 
     /// Draw per-unit cost against unit index per stratum (points per run, the chosen
@@ -55,7 +57,7 @@ pub struct FitArgs {
 
     /// One-sided confidence of the upper bound shown, in (0.5, 1). `calib budget`
     /// uses its own --confidence on the model file. Example: `--confidence 0.95`.
-    #[arg(long, default_value_t = 0.99, value_name = "P")]
+    #[arg(long, default_value_t = 0.99, value_name = "P", value_parser = flags::confidence)]
     pub confidence: f64,
 
     /// Columns whose values become stratum labels, for tables without a `stratum`
@@ -94,13 +96,6 @@ pub fn run(args: &FitArgs) -> Result<i32> {
             TimeColumnKind::Cumulative
         },
     };
-    if args.units == Some(0) {
-        return Err(Error::input(
-            Origin::Argument("--units".into()),
-            None,
-            "0 units; expected the length of a run, 1 or more",
-        ));
-    }
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave a model behind.
         fit::plot::check_path(path)?;
@@ -126,34 +121,11 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     if let Some(path) = &args.output {
         let text = serde_json::to_string_pretty(&report.model)
             .map_err(|e| Error::Failed(format!("cannot encode the model: {e}")))?;
-        write_atomically(path, format!("{text}\n").as_bytes())?;
+        write_file(path, format!("{text}\n").as_bytes(), IfExists::Replace)?;
     }
     if let Some(path) = &args.plot {
         fit::plot::draw(&report, path)?;
     }
     output::write_result(|out| fit::export::exporter(args.format).export(&report, out))?;
     Ok(0)
-}
-
-/// Writes `bytes` to a temporary file next to `path`, then renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "calib-model.json".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(format!("cannot write {}", path.display()), e)
-    })
 }

@@ -6,6 +6,7 @@ pub mod backtest;
 pub mod budget;
 pub mod completions;
 pub mod fit;
+pub mod flags;
 pub mod input;
 pub mod man;
 pub mod probe;

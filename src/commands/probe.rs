@@ -162,9 +162,7 @@ pub struct ProbeArgs {
 }
 
 pub fn run(args: &ProbeArgs) -> Result<i32> {
-    let config = config_from(args)?;
-    let report = probe(&config)?;
-    Ok(report.status)
+    probe(&config_from(args)?)
 }
 
 /// Checks the flags and builds the probe's configuration.

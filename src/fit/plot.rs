@@ -16,6 +16,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::FitReport;
+use crate::atomic::{write_file_with, IfExists};
 use crate::error::{Error, Origin, Result};
 use crate::projection::Projector;
 
@@ -51,9 +52,8 @@ pub fn check_path(path: &Path) -> Result<&'static str> {
     }
 }
 
-/// Draws the plot into `path` (`.png` or `.svg`): into a temporary file beside
-/// it, renamed into place once complete, so an existing file is never left
-/// half-drawn.
+/// Draws the plot into `path` (`.png` or `.svg`), atomically
+/// ([`crate::atomic`]): an existing file is never left half-drawn.
 pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
     let ext = check_path(path)?;
     register()?;
@@ -61,32 +61,20 @@ pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
     let cols = (panels as f64).sqrt().ceil() as u32;
     let rows = (panels as u32).div_ceil(cols);
     let size = (720 * cols, 440 * rows);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // The temporary name keeps the extension: the PNG encoder goes by it.
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}.{ext}", std::process::id()));
     let fail = |e: String| Error::Failed(format!("cannot draw {}: {e}", path.display()));
-    let drawn = if ext == "png" {
-        let root = BitMapBackend::new(&tmp, size).into_drawing_area();
-        draw_on(report, &root, rows as usize, cols as usize)
-            .map_err(fail)
-            .and_then(|_| root.present().map_err(|e| fail(e.to_string())))
-    } else {
-        let root = SVGBackend::new(&tmp, size).into_drawing_area();
-        draw_on(report, &root, rows as usize, cols as usize)
-            .map_err(fail)
-            .and_then(|_| root.present().map_err(|e| fail(e.to_string())))
-    };
-    let placed = drawn.and_then(|_| {
-        std::fs::rename(&tmp, path)
-            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
-    });
-    if placed.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    placed
+    // The encoders open the file by its path; the temporary path keeps the
+    // extension, by which the PNG encoder chooses its format.
+    write_file_with(path, IfExists::Replace, |_, tmp| {
+        if ext == "png" {
+            let root = BitMapBackend::new(tmp, size).into_drawing_area();
+            draw_on(report, &root, rows as usize, cols as usize).map_err(fail)?;
+            root.present().map_err(|e| fail(e.to_string()))
+        } else {
+            let root = SVGBackend::new(tmp, size).into_drawing_area();
+            draw_on(report, &root, rows as usize, cols as usize).map_err(fail)?;
+            root.present().map_err(|e| fail(e.to_string()))
+        }
+    })
 }
 
 fn draw_on<DB: DrawingBackend>(

@@ -4,6 +4,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::output::human_duration;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FitWarning {
@@ -84,30 +86,21 @@ fn list(v: &[String]) -> String {
     }
 }
 
-/// Seconds to 4 significant digits: `141.2`, `0.4590`, `38500`.
-fn sig(seconds: f64) -> String {
-    if !seconds.is_finite() || seconds == 0.0 {
-        return format!("{seconds}");
-    }
-    let decimals = (3 - seconds.abs().log10().floor() as i32).max(0) as usize;
-    format!("{seconds:.decimals$}")
-}
-
 impl fmt::Display for FitWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FitWarning::SignificantTrend { stratum, first_s, last_s, horizon, trend_pct } => write!(
                 f,
-                "{stratum}: per-unit cost changes {trend_pct:+.0}% along a run ({} s at unit 1 -> {} s at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean",
-                sig(*first_s),
-                sig(*last_s)
+                "{stratum}: per-unit cost changes {trend_pct:+.0}% along a run ({} at unit 1 -> {} at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean",
+                human_duration(*first_s),
+                human_duration(*last_s)
             ),
             FitWarning::StrataDiffer { slow, slow_rate_s, fast, fast_rate_s } => write!(
                 f,
-                "{slow} costs {:.1}x more per unit than {fast} ({} vs {} s): submit the strata as separate arrays, each with its own --time (calib budget does); one walltime for all would either kill the slow cells or queue the fast ones in a scarcer partition",
+                "{slow} costs {:.1}x more per unit than {fast} ({} vs {}): submit the strata as separate arrays, each with its own --time (calib budget does); one walltime for all would either kill the slow cells or queue the fast ones in a scarcer partition",
                 slow_rate_s / fast_rate_s,
-                sig(*slow_rate_s),
-                sig(*fast_rate_s)
+                human_duration(*slow_rate_s),
+                human_duration(*fast_rate_s)
             ),
             FitWarning::MixedMachines { stratum, clusters, cpu_models } => write!(
                 f,
@@ -136,9 +129,9 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::SlowFirstUnit { stratum, first_s, typical_s } => write!(
                 f,
-                "{stratum}: the first unit took {} s against {} s for the next ones (warm-up or startup); calib counts the excess once per run, so if your jobs restart from checkpoints, add it once per segment",
-                sig(*first_s),
-                sig(*typical_s)
+                "{stratum}: the first unit took {} against {} for the next ones (warm-up or startup); calib counts the excess once per run, so if your jobs restart from checkpoints, add it once per segment",
+                human_duration(*first_s),
+                human_duration(*typical_s)
             ),
             FitWarning::SpreadUnmeasured { stratum, assumed_pct } => write!(
                 f,

@@ -24,7 +24,10 @@
 
 #![allow(clippy::disallowed_methods)]
 
+pub mod duration;
 pub mod table;
+
+pub use duration::human_duration;
 
 use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};

@@ -47,7 +47,7 @@ use crate::error::{Error, Result};
 
 /// Why calib itself stopped the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
+pub(crate) enum StopReason {
     /// `--units` reached.
     Limit,
     /// `--timeout` reached.
@@ -59,7 +59,7 @@ pub enum StopReason {
 }
 
 /// A running command.
-pub struct Supervised {
+pub(crate) struct Supervised {
     child: Child,
     /// What signals are sent to: `-pgid` (its own group) or its pid.
     target: i32,
@@ -78,7 +78,7 @@ pub struct Supervised {
 }
 
 /// A freshly started command: its control, its launch instant and its output.
-pub struct Started {
+pub(crate) struct Started {
     pub process: Supervised,
     /// The monotonic instant of the launch: `elapsed_s` counts from here.
     pub start: Instant,
@@ -91,7 +91,7 @@ pub struct Started {
 
 impl Supervised {
     /// Starts `argv`; `unbuffered` sets `PYTHONUNBUFFERED=1` unless it is set.
-    pub fn spawn(argv: &[OsString], unbuffered: bool, grace: Duration) -> Result<Started> {
+    pub(crate) fn spawn(argv: &[OsString], unbuffered: bool, grace: Duration) -> Result<Started> {
         let own_group = !std::io::stdin().is_terminal();
         let mut command = Command::new(&argv[0]);
         command
@@ -168,7 +168,7 @@ impl Supervised {
 
     /// Stops the command: `TERM` and `CONT` (so that a stopped command can act
     /// on it), then `KILL` after the grace period. Only the first reason counts.
-    pub fn stop(&mut self, reason: StopReason) {
+    pub(crate) fn stop(&mut self, reason: StopReason) {
         if self.stopped.is_some() || self.exit.is_some() {
             return;
         }
@@ -179,7 +179,7 @@ impl Supervised {
     }
 
     /// Acts on the probe's deadline and on a due `KILL`.
-    pub fn on_time(&mut self, now: Instant, deadline: Option<Instant>) {
+    pub(crate) fn on_time(&mut self, now: Instant, deadline: Option<Instant>) {
         if self.exit.is_some() {
             return;
         }
@@ -193,7 +193,7 @@ impl Supervised {
     }
 
     /// The next moment [`Supervised::on_time`] has something to do.
-    pub fn next_time(&self, deadline: Option<Instant>) -> Option<Instant> {
+    pub(crate) fn next_time(&self, deadline: Option<Instant>) -> Option<Instant> {
         if self.exit.is_some() {
             return None;
         }
@@ -208,7 +208,7 @@ impl Supervised {
     /// mark the run as stopped and set the `KILL` at the end of `--grace`. A
     /// signal the terminal sent to the whole foreground group already reached
     /// a command that shares calib's group, and is not sent twice.
-    pub fn on_signal(&mut self, received: Received) {
+    pub(crate) fn on_signal(&mut self, received: Received) {
         let sig = received.signal;
         let forward = !received.from_terminal || self.own_group;
         if STOP_SIGNALS.contains(&sig) {
@@ -229,7 +229,7 @@ impl Supervised {
     }
 
     /// Reaps the command if it has exited.
-    pub fn reap(&mut self) -> Result<()> {
+    pub(crate) fn reap(&mut self) -> Result<()> {
         if self.exit.is_none() {
             if let Some(status) = self
                 .child

@@ -12,7 +12,7 @@ use crate::error::{Error, Origin, Result};
 use crate::slurm::time::{parse_time, SlurmTime};
 
 /// Parses a duration; `None` means no limit (`UNLIMITED`, `INFINITE`, `-1`).
-pub fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>> {
+pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>> {
     let bad = |why: String| {
         Error::input(
             Origin::Argument(flag.to_string()),
@@ -57,22 +57,6 @@ fn split_suffix(text: &str) -> Option<(&str, f64)> {
     let number = &text[..text.len() - 1];
     (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit() || c == '.'))
         .then_some((number, unit))
-}
-
-/// A short human form: `45.2s`, `12m03s`, `2h05m`.
-pub fn human(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s < 60.0 {
-        format!("{s:.1}s")
-    } else if s < 3600.0 {
-        format!("{}m{:02}s", (s / 60.0) as u64, (s % 60.0) as u64)
-    } else {
-        format!(
-            "{}h{:02}m",
-            (s / 3600.0) as u64,
-            ((s % 3600.0) / 60.0) as u64
-        )
-    }
 }
 
 #[cfg(test)]

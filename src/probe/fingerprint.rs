@@ -3,7 +3,7 @@
 //! Sources, all read once before the first run:
 //! - `host`: `gethostname(2)`.
 //! - `cluster`: `SLURM_CLUSTER_NAME`, else `CC_CLUSTER` (the Alliance clusters),
-//!   else `local`.
+//!   else `local` ([`crate::slurm::cluster`]).
 //! - `cpu_model`: `model name` of `/proc/cpuinfo` (other architectures: its
 //!   `Hardware`, `cpu model` or `Processor` line).
 //! - `cpus`: how many CPUs this process may run on (`sched_getaffinity(2)`, which
@@ -21,21 +21,22 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::slurm::cluster::{env_nonempty, resolve_cluster};
 use crate::timings::Fingerprint;
 
 /// How long `nvidia-smi -L` may take.
-pub const GPU_QUERY_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const GPU_QUERY_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The Slurm job this process runs in, from its environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct JobIds {
+pub(crate) struct JobIds {
     pub job_id: Option<String>,
     pub array_job_id: Option<String>,
     pub array_task_id: Option<String>,
 }
 
 impl JobIds {
-    pub fn from_env() -> JobIds {
+    pub(crate) fn from_env() -> JobIds {
         JobIds {
             job_id: env_nonempty("SLURM_JOB_ID").or_else(|| env_nonempty("SLURM_JOBID")),
             array_job_id: env_nonempty("SLURM_ARRAY_JOB_ID"),
@@ -44,7 +45,7 @@ impl JobIds {
     }
 
     /// The id as Slurm prints it: `1234_5` for an array task, else `1234`.
-    pub fn display(&self) -> Option<String> {
+    pub(crate) fn display(&self) -> Option<String> {
         match (&self.array_job_id, &self.array_task_id) {
             (Some(a), Some(t)) => Some(format!("{a}_{t}")),
             _ => self.job_id.clone(),
@@ -52,18 +53,12 @@ impl JobIds {
     }
 }
 
-pub fn env_nonempty(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+/// The cluster's name ([`resolve_cluster`]), `local` outside Slurm.
+pub(crate) fn cluster_name() -> String {
+    resolve_cluster(None, None).map_or_else(|| "local".to_string(), |c| c.name)
 }
 
-/// The cluster's name, `local` outside Slurm.
-pub fn cluster_name() -> String {
-    env_nonempty("SLURM_CLUSTER_NAME")
-        .or_else(|| env_nonempty("CC_CLUSTER"))
-        .unwrap_or_else(|| "local".to_string())
-}
-
-pub fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
     // when the name fits, and we stop at the first NUL or the buffer's end.
@@ -81,7 +76,7 @@ pub fn host_name() -> String {
 }
 
 /// CPU model from `/proc/cpuinfo`, if it says.
-pub fn cpu_model() -> Option<String> {
+pub(crate) fn cpu_model() -> Option<String> {
     let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     cpu_model_from(&text)
 }
@@ -101,7 +96,7 @@ fn cpu_model_from(cpuinfo: &str) -> Option<String> {
 }
 
 /// CPUs this process may run on.
-pub fn cpus_allowed() -> Option<usize> {
+pub(crate) fn cpus_allowed() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for pid 0
@@ -120,7 +115,7 @@ pub fn cpus_allowed() -> Option<usize> {
 }
 
 /// GPUs as `nvidia-smi -L` lists them, counted by model.
-pub fn gpus() -> String {
+pub(crate) fn gpus() -> String {
     gpus_with("nvidia-smi", GPU_QUERY_TIMEOUT)
 }
 
@@ -186,7 +181,7 @@ fn gpus_from(listing: &str) -> String {
 }
 
 /// Everything but `started_at`, which each run sets for itself.
-pub fn collect() -> Fingerprint {
+pub(crate) fn collect() -> Fingerprint {
     let jobs = JobIds::from_env();
     Fingerprint {
         host: Some(host_name()),

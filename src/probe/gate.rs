@@ -9,12 +9,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::fingerprint::env_nonempty;
 use crate::error::{Error, Result};
 use crate::shell::quote;
+use crate::slurm::cluster::env_nonempty;
+use crate::slurm::time::format_minutes;
 
 /// Where Slurm's client commands live on `PATH`, if anywhere.
-pub fn slurm_command_on_path() -> Option<PathBuf> {
+pub(crate) fn slurm_command_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     for dir in std::env::split_paths(&path) {
         for name in ["sbatch", "srun", "salloc"] {
@@ -32,13 +33,17 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-pub fn in_allocation() -> bool {
+pub(crate) fn in_allocation() -> bool {
     env_nonempty("SLURM_JOB_ID").is_some() || env_nonempty("SLURM_JOBID").is_some()
 }
 
 /// Refuses on a login node unless `allow_login`; `command_line` is the user's
 /// calib command, shown inside the suggested allocation.
-pub fn check(allow_login: bool, timeout: Option<Duration>, command_line: &str) -> Result<()> {
+pub(crate) fn check(
+    allow_login: bool,
+    timeout: Option<Duration>,
+    command_line: &str,
+) -> Result<()> {
     if allow_login || in_allocation() {
         return Ok(());
     }
@@ -60,18 +65,17 @@ pub fn check(allow_login: bool, timeout: Option<Duration>, command_line: &str) -
 }
 
 /// The allocation to ask for: the probe's own timeout plus 10 minutes, whole
-/// minutes, else one hour.
+/// minutes, else one hour; in `--time`'s grammar.
 fn salloc_time(timeout: Option<Duration>) -> String {
-    let minutes = match timeout {
+    format_minutes(match timeout {
         Some(t) => t.as_secs().div_ceil(60) + 10,
         None => 60,
-    };
-    format!("{}:{:02}:00", minutes / 60, minutes % 60)
+    })
 }
 
 /// Shell-quotes words ([`crate::shell::quote`]) so that the shown command can
 /// be pasted back.
-pub fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
+pub(crate) fn shell_join<S: AsRef<str>>(words: &[S]) -> String {
     words
         .iter()
         .map(|w| quote(w.as_ref()))
@@ -85,9 +89,22 @@ mod tests {
 
     #[test]
     fn salloc_time_covers_the_timeout() {
-        assert_eq!(salloc_time(None), "1:00:00");
-        assert_eq!(salloc_time(Some(Duration::from_secs(90))), "0:12:00");
-        assert_eq!(salloc_time(Some(Duration::from_secs(7200))), "2:10:00");
+        use crate::slurm::time::{parse_time, SlurmTime};
+        // What Slurm reads back: the timeout in whole minutes plus 10.
+        let read = |timeout| parse_time(&salloc_time(timeout)).unwrap();
+        assert_eq!(read(None), SlurmTime::Limited(3_600));
+        assert_eq!(
+            read(Some(Duration::from_secs(90))),
+            SlurmTime::Limited(12 * 60)
+        );
+        assert_eq!(
+            read(Some(Duration::from_secs(7200))),
+            SlurmTime::Limited(130 * 60)
+        );
+        assert_eq!(
+            read(Some(Duration::from_secs(3 * 86_400))),
+            SlurmTime::Limited(3 * 86_400 + 600)
+        );
     }
 
     #[test]

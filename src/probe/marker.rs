@@ -34,11 +34,11 @@ use crate::error::{Error, Origin, Result};
 /// The default unit regex: common progress lines (`generation 12`, `epoch 3/100`,
 /// `Step: 400`, `iter 7`, `[Epoch 2]`) and the explicit `CALIB_UNIT` marker,
 /// ASCII case-insensitive, the word followed by a number.
-pub const DEFAULT_UNIT_REGEX: &str =
+pub(crate) const DEFAULT_UNIT_REGEX: &str =
     r"(?i-u)\b(?:generation|epoch|step|iteration|iter)\b[ \t:=#\[(]*[0-9]+|CALIB_UNIT";
 
 /// The longest line kept in memory across reads (64 KiB).
-pub const MAX_LINE: usize = 64 * 1024;
+pub(crate) const MAX_LINE: usize = 64 * 1024;
 
 /// Finds marker lines in chunks of output.
 #[derive(Debug, Clone)]
@@ -148,7 +148,7 @@ fn next_terminator(bytes: &[u8]) -> Option<usize> {
 ///
 /// Holds at most [`MAX_LINE`] bytes of an unfinished line between reads.
 #[derive(Debug, Default)]
-pub struct LineScanner {
+pub(crate) struct LineScanner {
     partial: Vec<u8>,
     /// The unfinished line is longer than what `partial` keeps.
     overflowed: bool,
@@ -158,13 +158,18 @@ pub struct LineScanner {
 }
 
 impl LineScanner {
-    pub fn new() -> LineScanner {
+    pub(crate) fn new() -> LineScanner {
         LineScanner::default()
     }
 
     /// Scans one chunk; calls `marker(line)` for each unit completed in it, in
     /// order. `line` excludes the terminator and may be cut at [`MAX_LINE`].
-    pub fn scan(&mut self, matcher: &UnitMatcher, chunk: &[u8], mut marker: impl FnMut(&[u8])) {
+    pub(crate) fn scan(
+        &mut self,
+        matcher: &UnitMatcher,
+        chunk: &[u8],
+        mut marker: impl FnMut(&[u8]),
+    ) {
         let mut rest = chunk;
         if !self.partial.is_empty() || self.overflowed {
             match next_terminator(rest) {
@@ -203,7 +208,7 @@ impl LineScanner {
 
     /// The unfinished line at the end of the stream, if it is a marker (a last
     /// line without a terminator still counts).
-    pub fn finish(&mut self, matcher: &UnitMatcher, mut marker: impl FnMut(&[u8])) {
+    pub(crate) fn finish(&mut self, matcher: &UnitMatcher, mut marker: impl FnMut(&[u8])) {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.on_line(matcher, &line, false, &mut marker);

@@ -46,28 +46,29 @@
 //! [`gate`] (the login-node refusal), [`duration`] (`--timeout`), [`progress`]
 //! (what the user sees), [`plan`] (repetitions and run lengths).
 
-pub mod child;
-pub mod duration;
-pub mod fingerprint;
-pub mod gate;
-pub mod marker;
-pub mod naming;
-pub mod plan;
-pub mod progress;
-pub mod runner;
-pub mod signals;
+pub(crate) mod child;
+pub(crate) mod duration;
+pub(crate) mod fingerprint;
+pub(crate) mod gate;
+pub(crate) mod marker;
+pub(crate) mod naming;
+pub(crate) mod plan;
+pub(crate) mod progress;
+pub(crate) mod runner;
+pub(crate) mod signals;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Origin, Result};
+use crate::output::human_duration;
 use crate::stratum::Stratum;
 use crate::timings::RunEnd;
 
 use child::StopReason;
 use marker::UnitMatcher;
-use progress::{seconds, Console, ProgressMode};
+use progress::{Console, ProgressMode};
 use runner::RunContext;
 
 /// Everything a probe needs, checked.
@@ -96,18 +97,9 @@ pub struct ProbeConfig {
     pub command_line: String,
 }
 
-/// What a finished probe reports.
-#[derive(Debug)]
-pub struct ProbeReport {
-    pub file: PathBuf,
-    pub runs: usize,
-    pub unit_rows: u64,
-    /// calib's exit status.
-    pub status: i32,
-}
-
-/// Runs the whole probe: gate, fingerprint, file, every planned run.
-pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
+/// Runs the whole probe: gate, fingerprint, file, every planned run. Returns
+/// calib's exit status: the command's (see `calib probe --help`).
+pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     plan::check(config)?;
     gate::check(config.allow_login, config.timeout, &config.command_line)?;
     check_program(&config.command[0])?;
@@ -155,7 +147,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         specs.len(),
         config.timeout.map_or(String::new(), |t| format!(
             ", at most {}",
-            duration::human(t)
+            human_duration(t.as_secs_f64())
         )),
         file.display()
     ));
@@ -243,7 +235,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
             Some(StopReason::Timeout) => {
                 console.line(&format!(
                     "calib: --timeout {} reached: stopped the command; raise --timeout or lower --units",
-                    duration::human(config.timeout.unwrap_or_default())
+                    human_duration(config.timeout.unwrap_or_default().as_secs_f64())
                 ));
                 break;
             }
@@ -280,12 +272,7 @@ pub fn probe(config: &ProbeConfig) -> Result<ProbeReport> {
         },
         file.display()
     ));
-    Ok(ProbeReport {
-        file,
-        runs: runs_done,
-        unit_rows,
-        status,
-    })
+    Ok(status)
 }
 
 fn summary(
@@ -304,11 +291,11 @@ fn summary(
         return format!(
             "calib: {label} ({} = {length} units) {how} in {}{}",
             spec.run_id,
-            seconds(outcome.elapsed_s),
+            human_duration(outcome.elapsed_s),
             if outcome.units == 1 {
                 format!(
                     ", {} per unit",
-                    seconds(outcome.elapsed_s / length.max(1) as f64)
+                    human_duration(outcome.elapsed_s / length.max(1) as f64)
                 )
             } else {
                 ", not recorded as a run length".to_string()
@@ -320,15 +307,18 @@ fn summary(
         "calib: {label} {} {how}: {} units in {}",
         spec.run_id,
         outcome.units,
-        seconds(outcome.elapsed_s)
+        human_duration(outcome.elapsed_s)
     );
     if let Some(first) = stats.unit_s.first() {
-        text.push_str(&format!("; unit 1 (with startup) {}", seconds(*first)));
+        text.push_str(&format!(
+            "; unit 1 (with startup) {}",
+            human_duration(*first)
+        ));
     }
     if let Some(median) = stats.median() {
         text.push_str(&format!(
             ", median unit {}, {}",
-            seconds(median),
+            human_duration(median),
             stats.trend_text()
         ));
     }

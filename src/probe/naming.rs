@@ -30,7 +30,7 @@ use crate::stratum::Stratum;
 use crate::timings::TimingsWriter;
 
 /// Keeps `[A-Za-z0-9.-]`, turns anything else into `-`.
-pub fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     let s: String = text
         .chars()
         .map(|c| {
@@ -49,7 +49,7 @@ pub fn sanitize(text: &str) -> String {
 }
 
 /// The tag of this probe task (without a collision suffix).
-pub fn task_tag(
+pub(crate) fn task_tag(
     jobs: &JobIds,
     host: &str,
     pid: u32,
@@ -67,7 +67,7 @@ pub fn task_tag(
 }
 
 /// The run id of one repetition (and length, in run-length mode).
-pub fn run_id(tag: &str, rep: u64, length: Option<u64>) -> String {
+pub(crate) fn run_id(tag: &str, rep: u64, length: Option<u64>) -> String {
     match length {
         Some(n) => format!("{tag}-r{rep}-n{n}"),
         None => format!("{tag}-r{rep}"),
@@ -83,7 +83,7 @@ pub fn run_id(tag: &str, rep: u64, length: Option<u64>) -> String {
 /// hard-linked to its final name (`link(2)` fails if the name is taken, like
 /// `O_EXCL`) and removed. Where hard links are not supported, the file is
 /// created in place with `O_EXCL`.
-pub fn create_timings_file(
+pub(crate) fn create_timings_file(
     out: &Path,
     stratum: &Stratum,
     tag: &str,
@@ -159,7 +159,7 @@ fn create(
     })
 }
 
-pub fn file_path(out: &Path, stratum: &Stratum, tag: &str) -> PathBuf {
+pub(crate) fn file_path(out: &Path, stratum: &Stratum, tag: &str) -> PathBuf {
     out.join(format!("{}__{tag}.csv", stratum.slug()))
 }
 

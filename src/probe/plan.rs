@@ -14,8 +14,8 @@ use super::runner::RunSpec;
 use super::ProbeConfig;
 use crate::error::{Error, Origin, Result};
 
-pub const REP: &str = "{rep}";
-pub const UNITS: &str = "{units}";
+pub(crate) const REP: &str = "{rep}";
+pub(crate) const UNITS: &str = "{units}";
 
 fn substitute(word: &OsString, rep: u64, length: Option<u64>) -> OsString {
     let Some(text) = word.to_str() else {
@@ -38,7 +38,7 @@ fn mentions(command: &[OsString], placeholder: &str) -> bool {
 }
 
 /// Every run, in order.
-pub fn runs(config: &ProbeConfig, tag: &str) -> Vec<RunSpec> {
+pub(crate) fn runs(config: &ProbeConfig, tag: &str) -> Vec<RunSpec> {
     let mut specs = Vec::new();
     for rep in config.first_rep..config.first_rep + config.repeat {
         let lengths: Vec<Option<u64>> = if config.lengths.is_empty() {
@@ -48,7 +48,6 @@ pub fn runs(config: &ProbeConfig, tag: &str) -> Vec<RunSpec> {
         };
         for length in lengths {
             specs.push(RunSpec {
-                rep,
                 length,
                 argv: config
                     .command
@@ -63,7 +62,7 @@ pub fn runs(config: &ProbeConfig, tag: &str) -> Vec<RunSpec> {
 }
 
 /// Refuses a command line that cannot do what the flags ask.
-pub fn check(config: &ProbeConfig) -> Result<()> {
+pub(crate) fn check(config: &ProbeConfig) -> Result<()> {
     if !config.lengths.is_empty() && !mentions(&config.command, UNITS) {
         return Err(Error::input(
             Origin::Argument("--lengths".into()),
@@ -84,7 +83,7 @@ pub fn check(config: &ProbeConfig) -> Result<()> {
 }
 
 /// Things worth saying before the probe starts.
-pub fn warnings(config: &ProbeConfig) -> Vec<String> {
+pub(crate) fn warnings(config: &ProbeConfig) -> Vec<String> {
     let mut out = Vec::new();
     if config.repeat > 1 && !mentions(&config.command, REP) {
         out.push(format!(

@@ -19,7 +19,8 @@
 use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 
-use crate::output::{self, Stream};
+use crate::output::{self, human_duration, Stream};
+use crate::stats::median;
 
 /// How calib reports progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,7 +34,7 @@ pub enum ProgressMode {
 }
 
 /// calib's view of its own stdout and stderr.
-pub struct Console {
+pub(crate) struct Console {
     live: bool,
     /// Whether stdout is the same terminal (its output must erase the status too).
     stdout_on_terminal: bool,
@@ -57,7 +58,7 @@ enum Written {
 }
 
 impl Console {
-    pub fn new(mode: ProgressMode) -> Console {
+    pub(crate) fn new(mode: ProgressMode) -> Console {
         let live = match mode {
             ProgressMode::Auto => Stream::Stderr.is_terminal(),
             ProgressMode::Live => true,
@@ -74,7 +75,7 @@ impl Console {
         }
     }
 
-    pub fn is_live(&self) -> bool {
+    pub(crate) fn is_live(&self) -> bool {
         self.live
     }
 
@@ -98,7 +99,7 @@ impl Console {
     }
 
     /// Passes a chunk of the command's output through to calib's own `fd` (1 or 2).
-    pub fn pass_through(&mut self, fd: i32, bytes: &[u8]) {
+    pub(crate) fn pass_through(&mut self, fd: i32, bytes: &[u8]) {
         let stream = if fd == 2 {
             Stream::Stderr
         } else {
@@ -126,7 +127,7 @@ impl Console {
     }
 
     /// One line of calib's own (a newline is added).
-    pub fn line(&mut self, text: &str) {
+    pub(crate) fn line(&mut self, text: &str) {
         self.erase_status();
         let mut bytes = Vec::with_capacity(text.len() + 2);
         if self.live && !self.at_line_start {
@@ -140,7 +141,7 @@ impl Console {
 
     /// Draws the status line (live mode only), at most 10 times a second unless
     /// `force`.
-    pub fn status(&mut self, text: &str, force: bool) {
+    pub(crate) fn status(&mut self, text: &str, force: bool) {
         if !self.live || !self.at_line_start || self.stderr_closed {
             return;
         }
@@ -161,7 +162,7 @@ impl Console {
     }
 
     /// Removes the status line, leaving the cursor at the start of an empty line.
-    pub fn erase_status(&mut self) {
+    pub(crate) fn erase_status(&mut self) {
         if self.status_shown {
             self.write(Stream::Stderr, b"\r\x1b[K");
             self.status_shown = false;
@@ -182,23 +183,19 @@ fn terminal_width() -> usize {
 
 /// The units of one run so far, for the status and summary lines.
 #[derive(Debug, Default, Clone)]
-pub struct UnitStats {
+pub(crate) struct UnitStats {
     /// Each unit's own duration (unit 1 includes startup).
     pub unit_s: Vec<f64>,
 }
 
 impl UnitStats {
-    pub fn push(&mut self, seconds: f64) {
+    pub(crate) fn push(&mut self, seconds: f64) {
         self.unit_s.push(seconds);
-    }
-
-    pub fn count(&self) -> usize {
-        self.unit_s.len()
     }
 
     /// Mean unit time of the later half over the earlier half, unit 1 (which
     /// holds startup) left out; needs 4 units besides the first.
-    pub fn trend(&self) -> Option<(f64, f64)> {
+    pub(crate) fn trend(&self) -> Option<(f64, f64)> {
         let body = self.unit_s.get(1..)?;
         if body.len() < 4 {
             return None;
@@ -208,37 +205,22 @@ impl UnitStats {
         Some((mean(&body[..half]), mean(&body[body.len() - half..])))
     }
 
-    pub fn trend_text(&self) -> String {
+    pub(crate) fn trend_text(&self) -> String {
         match self.trend() {
             Some((early, late)) if early > 0.0 => format!(
                 "trend x{:.2} ({} -> {} per unit, early half -> late half)",
                 late / early,
-                seconds(early),
-                seconds(late)
+                human_duration(early),
+                human_duration(late)
             ),
             Some(_) => "trend: n/a (the early units took no measurable time)".to_string(),
             None => "trend: needs 5 units".to_string(),
         }
     }
 
-    pub fn median(&self) -> Option<f64> {
-        let mut v = self.unit_s.get(1..)?.to_vec();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(|a, b| a.total_cmp(b));
-        Some(v[v.len() / 2])
-    }
-}
-
-/// Seconds in a short form: `0.012s`, `1.35s`, `2m05s`.
-pub fn seconds(s: f64) -> String {
-    if s < 1.0 {
-        format!("{s:.3}s")
-    } else if s < 60.0 {
-        format!("{s:.2}s")
-    } else {
-        super::duration::human(Duration::from_secs_f64(s))
+    /// The median unit time, unit 1 (which holds startup) left out.
+    pub(crate) fn median(&self) -> Option<f64> {
+        median(self.unit_s.get(1..)?)
     }
 }
 
@@ -254,15 +236,9 @@ mod tests {
         }
         assert_eq!(stats.trend(), Some((1.0, 2.0)));
         assert!(stats.trend_text().contains("x2.00"));
-        assert_eq!(stats.median(), Some(2.0));
+        // The middle two of 1, 1, 2, 2 (unit 1 left out).
+        assert_eq!(stats.median(), Some(1.5));
         stats.unit_s.truncate(3);
         assert_eq!(stats.trend(), None);
-    }
-
-    #[test]
-    fn short_seconds() {
-        assert_eq!(seconds(0.0123), "0.012s");
-        assert_eq!(seconds(1.349), "1.35s");
-        assert_eq!(seconds(125.0), "2m05s");
     }
 }

@@ -17,15 +17,16 @@ use std::time::{Duration, Instant};
 
 use super::child::{StopReason, Supervised};
 use super::marker::{LineScanner, UnitMatcher};
-use super::progress::{seconds, Console, UnitStats};
+use super::progress::{Console, UnitStats};
 use super::signals::{signal_name, SignalGuard};
 use crate::error::{Error, Result};
+use crate::output::human_duration;
 use crate::stratum::Stratum;
 use crate::timings::{Fingerprint, RunEnd, TimingRow, TimingsWriter};
 
 /// How long to keep reading the pipes after the command exited, when something
 /// it started in the background still holds them open.
-pub const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+pub(crate) const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 
 /// The nap between reads while a command prints in small pieces.
 const BUSY_NAP: Duration = Duration::from_millis(1);
@@ -38,9 +39,7 @@ const READ_SIZE: usize = 256 * 1024;
 
 /// One execution of the command.
 #[derive(Debug, Clone)]
-pub struct RunSpec {
-    /// The repetition number (`{rep}`).
-    pub rep: u64,
+pub(crate) struct RunSpec {
     /// Run-length mode: the length substituted for `{units}`.
     pub length: Option<u64>,
     /// The command and its arguments, placeholders substituted.
@@ -49,7 +48,7 @@ pub struct RunSpec {
 }
 
 /// What a run needs from the probe around it.
-pub struct RunContext<'a> {
+pub(crate) struct RunContext<'a> {
     pub writer: &'a mut TimingsWriter,
     pub stratum: &'a Stratum,
     /// The fingerprint without `started_at`.
@@ -70,7 +69,7 @@ pub struct RunContext<'a> {
 
 /// How a run went.
 #[derive(Debug)]
-pub struct RunOutcome {
+pub(crate) struct RunOutcome {
     pub end: RunEnd,
     /// Unit rows written (run-length mode: 1 when the run completed).
     pub units: u64,
@@ -113,7 +112,7 @@ impl Stream {
 }
 
 /// Runs `spec` to its end.
-pub fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
+pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
     let started = Supervised::spawn(&spec.argv, ctx.unbuffered, ctx.grace)?;
     if let Some(e) = &started.watchdog_error {
         ctx.console.line(&format!("calib: warning: {e}"));
@@ -406,7 +405,7 @@ impl Recorder {
             if (unit as usize) <= ctx.show_units {
                 ctx.console.line(&format!(
                     "calib: unit {unit} at {} ({stream}): {}",
-                    seconds(elapsed),
+                    human_duration(elapsed),
                     shown_line(line)
                 ));
             }
@@ -425,7 +424,7 @@ impl Recorder {
                  the command seems to buffer its output, so these units get one time between them. \
                  Flush after each marker line (Python: print(..., flush=True) or python -u; C: stdbuf -oL; \
                  or print CALIB_UNIT to stderr).",
-                seconds(gap.unwrap_or_default().as_secs_f64())
+                human_duration(gap.unwrap_or_default().as_secs_f64())
             ));
         }
     }
@@ -460,11 +459,11 @@ impl Recorder {
             .stats
             .unit_s
             .last()
-            .map_or("-".to_string(), |s| seconds(*s));
+            .map_or("-".to_string(), |s| human_duration(*s));
         format!(
             "calib {label}: {units} | last unit {last} | {} | {} elapsed",
             self.stats.trend_text(),
-            seconds(elapsed)
+            human_duration(elapsed)
         )
     }
 }

@@ -17,9 +17,10 @@ use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use crate::error::{Error, Result};
 
 /// Signals that ask calib to stop.
-pub const STOP_SIGNALS: [i32; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
+pub(crate) const STOP_SIGNALS: [i32; 4] =
+    [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGQUIT];
 /// Signals forwarded without stopping.
-pub const PASS_SIGNALS: [i32; 2] = [libc::SIGUSR1, libc::SIGUSR2];
+pub(crate) const PASS_SIGNALS: [i32; 2] = [libc::SIGUSR1, libc::SIGUSR2];
 
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
 static PENDING: AtomicU64 = AtomicU64::new(0);
@@ -63,21 +64,21 @@ fn set_errno(_value: i32) {}
 
 /// One received signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Received {
+pub(crate) struct Received {
     pub signal: i32,
     /// Sent by the terminal to the whole foreground process group.
     pub from_terminal: bool,
 }
 
 /// The installed handlers; dropping it restores the previous ones.
-pub struct SignalGuard {
+pub(crate) struct SignalGuard {
     wake_read: OwnedFd,
     _wake_write: OwnedFd,
     previous: Vec<(i32, libc::sigaction)>,
 }
 
 impl SignalGuard {
-    pub fn install() -> Result<SignalGuard> {
+    pub(crate) fn install() -> Result<SignalGuard> {
         let mut fds = [0; 2];
         // SAFETY: pipe fills two descriptors we then own.
         if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
@@ -122,13 +123,13 @@ impl SignalGuard {
     }
 
     /// The descriptor to poll: readable when a signal arrived.
-    pub fn wake_fd(&self) -> i32 {
+    pub(crate) fn wake_fd(&self) -> i32 {
         self.wake_read.as_raw_fd()
     }
 
     /// Empties the wake-up pipe and returns the signals received since the last
     /// call (`CHLD` included), in signal-number order.
-    pub fn take(&self) -> Vec<Received> {
+    pub(crate) fn take(&self) -> Vec<Received> {
         let mut buf = [0u8; 64];
         loop {
             // SAFETY: reading into a valid buffer from our non-blocking pipe.
@@ -175,7 +176,7 @@ fn set_flags(fd: i32) {
 }
 
 /// `TERM`, `KILL`, ...; other numbers as digits.
-pub fn signal_name(sig: i32) -> String {
+pub(crate) fn signal_name(sig: i32) -> String {
     let name = match sig {
         libc::SIGHUP => "HUP",
         libc::SIGINT => "INT",

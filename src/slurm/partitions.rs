@@ -849,6 +849,19 @@ impl PartitionList {
     }
 }
 
+impl Selection {
+    /// True when every partition selected is a `_b<N>` bucket of one family:
+    /// a cluster that routes such a family by `--time` (the Alliance's) needs
+    /// no partition named in the sbatch lines.
+    pub fn is_one_bucket_family(&self) -> bool {
+        let mut families = self.partitions.iter().map(|p| family_of(&p.name));
+        let Some((first, Some(_))) = families.next() else {
+            return false;
+        };
+        families.all(|(family, bucket)| bucket.is_some() && family == first)
+    }
+}
+
 /// `b1 3:00:00, b2 12:00:00, ...` for one family, full names otherwise.
 fn describe_members(partitions: &[Partition], may_shorten: bool) -> String {
     let families: Vec<String> = partitions.iter().map(|p| family_of(&p.name).0).collect();
@@ -885,5 +898,34 @@ impl fmt::Display for Partition {
             if self.is_default { "*" } else { "" },
             self.limit
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selection(names: &[&str]) -> Selection {
+        Selection {
+            partitions: names
+                .iter()
+                .map(|name| Partition {
+                    name: name.to_string(),
+                    limit: SlurmTime::Limited(3_600),
+                    is_default: false,
+                })
+                .collect(),
+            description: String::new(),
+        }
+    }
+
+    #[test]
+    fn one_bucket_family_needs_every_partition_a_bucket_of_the_same_stem() {
+        assert!(selection(&["cpubase_bycore_b1", "cpubase_bycore_b2"]).is_one_bucket_family());
+        assert!(selection(&["gpubase_h100_b3"]).is_one_bucket_family());
+        // Two families, a partition without a bucket, a bucket-less family of one.
+        assert!(!selection(&["cpubase_bycore_b1", "cpubase_bynode_b1"]).is_one_bucket_family());
+        assert!(!selection(&["cpubase_bycore_b1", "cpubase_bycore"]).is_one_bucket_family());
+        assert!(!selection(&["short"]).is_one_bucket_family());
     }
 }

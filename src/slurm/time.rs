@@ -476,24 +476,6 @@ pub fn format_minutes(minutes: u64) -> String {
     }
 }
 
-/// Formats seconds for people: `4h 48m`, `12m 5s`, `2d 3h`.
-pub fn human_duration(seconds: f64) -> String {
-    if !seconds.is_finite() {
-        return "unbounded".to_string();
-    }
-    let s = seconds.max(0.0).round() as u64;
-    let (d, h, m, sec) = (s / 86_400, (s % 86_400) / 3_600, (s % 3_600) / 60, s % 60);
-    if d > 0 {
-        format!("{d}d {h}h {m:02}m")
-    } else if h > 0 {
-        format!("{h}h {m:02}m")
-    } else if m > 0 {
-        format!("{m}m {sec:02}s")
-    } else {
-        format!("{sec}s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

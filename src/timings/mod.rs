@@ -16,7 +16,7 @@ mod reader;
 mod writer;
 
 pub use reader::{read_timings, IngestOptions, IngestWarning, TimeColumnKind, Timings};
-pub use writer::{TimingsWriter, HEADER};
+pub use writer::{write_timings_file, TimingsWriter, HEADER};
 
 use crate::stratum::Stratum;
 

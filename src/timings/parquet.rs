@@ -9,12 +9,6 @@ use polars::prelude::*;
 
 use crate::error::{Error, Origin, Result};
 
-/// True when `path` names a Parquet file (by its extension).
-pub fn is_parquet(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-}
-
 /// Reads a Parquet file and renders it as CSV bytes with a header.
 pub fn parquet_as_csv(path: &Path) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path)

@@ -180,7 +180,7 @@ pub struct Timings {
 /// Expands the command-line inputs: files as given, folders to their `*.csv`
 /// files (and `*.parquet` with the `polars` feature), sorted, and `-` for
 /// standard input.
-pub fn expand_inputs(
+pub(super) fn expand_inputs(
     inputs: &[PathBuf],
     warnings: &mut Vec<IngestWarning>,
 ) -> Result<Vec<PathBuf>> {
@@ -198,10 +198,9 @@ pub fn expand_inputs(
                 .map_err(|e| Error::io(format!("cannot list {}", input.display()), e))?
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
                 .filter(|p| {
-                    p.extension().is_some_and(|ext| {
-                        ext.eq_ignore_ascii_case("csv")
-                            || (cfg!(feature = "polars") && ext.eq_ignore_ascii_case("parquet"))
-                    })
+                    p.extension()
+                        .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"))
+                        || (cfg!(feature = "polars") && is_parquet(p))
                 })
                 .collect();
             found.sort();
@@ -271,13 +270,16 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
     })
 }
 
+/// True when `path` names a Parquet file (by its extension).
+fn is_parquet(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
 fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
     if path.as_os_str() == "-" {
         Ok((Origin::Stdin, read_stdin_bounded()?))
-    } else if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-    {
+    } else if is_parquet(path) {
         #[cfg(feature = "polars")]
         {
             Ok((Origin::file(path), super::parquet::parquet_as_csv(path)?))

@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::TimingRow;
+use crate::atomic::{write_file, IfExists};
 use crate::error::{Error, Result};
 
 /// The column order calib writes.
@@ -60,43 +61,63 @@ impl TimingsWriter {
 
     /// Appends one row and hands it to the kernel before returning.
     pub fn append(&mut self, row: &TimingRow) -> Result<()> {
-        let fp = &row.fingerprint;
-        let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-        let record = [
-            row.run.clone(),
-            row.stratum.canonical(),
-            row.unit.to_string(),
-            format_seconds(row.elapsed_s),
-            row.unit_s.map(format_seconds).unwrap_or_default(),
-            opt(&fp.host),
-            opt(&fp.cluster),
-            opt(&fp.cpu_model),
-            opt(&fp.cpus),
-            opt(&fp.gpus),
-            opt(&fp.job_id),
-            opt(&fp.partition),
-            opt(&fp.started_at),
-            opt(&fp.calib_version),
-            row.end.as_ref().map(|e| e.to_field()).unwrap_or_default(),
-        ];
-        self.write_record(&record)
+        self.write_record(&fields_of(row))
     }
 
     fn write_record(&mut self, fields: &[String]) -> Result<()> {
         self.line.clear();
-        {
-            let mut csv = csv::WriterBuilder::new()
-                .terminator(csv::Terminator::Any(b'\n'))
-                .from_writer(&mut self.line);
-            csv.write_record(fields)
-                .and_then(|_| csv.flush().map_err(csv::Error::from))
-                .map_err(|e| Error::Failed(format!("cannot format a timings row: {e}")))?;
-        }
+        format_record(fields, &mut self.line)?;
         // One write call per row: a kill cannot leave half of an earlier row.
         self.file
             .write_all(&self.line)
             .map_err(|e| Error::io(format!("cannot append to {}", self.path.display()), e))
     }
+}
+
+/// Writes `rows` as a whole new timings file at `path`, all at once
+/// ([`crate::atomic`]), for rows known in advance (`calib audit
+/// --write-timings`). An existing file is kept, and the error is an I/O error
+/// of kind `AlreadyExists`: timings are measurements, never overwritten.
+pub fn write_timings_file(path: &Path, rows: &[TimingRow]) -> Result<()> {
+    let mut text = Vec::with_capacity(256 * (rows.len() + 1));
+    format_record(&HEADER.map(String::from), &mut text)?;
+    for row in rows {
+        format_record(&fields_of(row), &mut text)?;
+    }
+    write_file(path, &text, IfExists::Keep)
+}
+
+/// The fields of a row in [`HEADER`] order.
+fn fields_of(row: &TimingRow) -> [String; 15] {
+    let fp = &row.fingerprint;
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    [
+        row.run.clone(),
+        row.stratum.canonical(),
+        row.unit.to_string(),
+        format_seconds(row.elapsed_s),
+        row.unit_s.map(format_seconds).unwrap_or_default(),
+        opt(&fp.host),
+        opt(&fp.cluster),
+        opt(&fp.cpu_model),
+        opt(&fp.cpus),
+        opt(&fp.gpus),
+        opt(&fp.job_id),
+        opt(&fp.partition),
+        opt(&fp.started_at),
+        opt(&fp.calib_version),
+        row.end.as_ref().map(|e| e.to_field()).unwrap_or_default(),
+    ]
+}
+
+/// Appends one CSV line (quoted as needed, `\n`-terminated) to `out`.
+fn format_record(fields: &[String], out: &mut Vec<u8>) -> Result<()> {
+    let mut csv = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out);
+    csv.write_record(fields)
+        .and_then(|_| csv.flush().map_err(csv::Error::from))
+        .map_err(|e| Error::Failed(format!("cannot format a timings row: {e}")))
 }
 
 /// Seconds with millisecond resolution, without trailing noise.

@@ -5,7 +5,7 @@ mod json;
 mod table;
 
 pub use self::json::JsonExporter;
-pub use self::table::{clock, TableExporter};
+pub use self::table::TableExporter;
 
 use std::io;
 

@@ -4,23 +4,9 @@ use std::io;
 
 use super::Exporter;
 use crate::audit::{percent, Audit, Usage};
+use crate::output::human_duration;
 
 pub struct TableExporter;
-
-/// `[D-]HH:MM:SS`, as sacct prints times.
-pub fn clock(seconds: u64) -> String {
-    let (d, h, m, s) = (
-        seconds / 86_400,
-        (seconds % 86_400) / 3_600,
-        (seconds % 3_600) / 60,
-        seconds % 60,
-    );
-    if d > 0 {
-        format!("{d}-{h:02}:{m:02}:{s:02}")
-    } else {
-        format!("{h:02}:{m:02}:{s:02}")
-    }
-}
 
 fn states(usage: &Usage) -> String {
     usage
@@ -63,7 +49,11 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
         writeln!(out, "\n{} ({})", g.group, g.source)?;
         writeln!(out, "  tasks {}: {}", u.tasks, states(u))?;
         if !u.limits_s.is_empty() {
-            let limits: Vec<String> = u.limits_s.iter().map(|&l| clock(l)).collect();
+            let limits: Vec<String> = u
+                .limits_s
+                .iter()
+                .map(|&l| human_duration(l as f64))
+                .collect();
             writeln!(out, "  time limit {}", limits.join(", "))?;
         }
         if let (Some(min), Some(median), Some(max)) =
@@ -72,9 +62,9 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             writeln!(
                 out,
                 "  elapsed of COMPLETED tasks: min {}, median {}, max {}",
-                clock(min),
-                clock(median.round() as u64),
-                clock(max)
+                human_duration(min as f64),
+                human_duration(median),
+                human_duration(max as f64)
             )?;
         }
         if let Some(s) = &u.slowest {
@@ -84,8 +74,8 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
                 s.job_id,
                 s.state,
                 percent(s.used),
-                clock(s.elapsed_s),
-                clock(s.limit_s)
+                human_duration(s.elapsed_s as f64),
+                human_duration(s.limit_s as f64)
             )?;
             match u.headroom {
                 Some(h) => writeln!(out, ": headroom {h:.2}x")?,
@@ -93,15 +83,20 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             }
         }
         for t in &u.timeouts {
-            write!(out, "  TIMEOUT {} after {}", t.job_id, clock(t.elapsed_s))?;
+            write!(
+                out,
+                "  TIMEOUT {} after {}",
+                t.job_id,
+                human_duration(t.elapsed_s as f64)
+            )?;
             if let Some(l) = t.limit_s {
-                write!(out, " (limit {})", clock(l))?;
+                write!(out, " (limit {})", human_duration(l as f64))?;
             }
             if let (Some(unit), Some(at)) = (t.unit_reached, t.unit_elapsed_s) {
-                write!(out, ", reached unit {unit} at {}", clock(at.round() as u64))?;
+                write!(out, ", reached unit {unit} at {}", human_duration(at))?;
             }
             if let Some(p) = t.projected_s {
-                write!(out, ", a whole run projects to {}", clock(p.ceil() as u64))?;
+                write!(out, ", a whole run projects to {}", human_duration(p))?;
             }
             writeln!(out)?;
         }

@@ -13,8 +13,9 @@ use std::fmt::Write;
 
 use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
+use crate::output::human_duration;
 use crate::shell::{comment_text, quote};
-use crate::slurm::time::{format_sbatch_time, human_duration};
+use crate::slurm::time::format_sbatch_time;
 
 pub struct SbatchExporter;
 
@@ -42,16 +43,6 @@ fn script_argument(script: &str) -> String {
     }
 }
 
-fn rate(seconds: f64) -> String {
-    if seconds < 1.0 {
-        format!("{:.0} ms", seconds * 1000.0)
-    } else if seconds < 100.0 {
-        format!("{seconds:.1} s")
-    } else {
-        format!("{seconds:.0} s")
-    }
-}
-
 /// The two comment lines recording what the time of `s` rests on.
 fn record(out: &mut String, s: &StratumBudget, budget: &Budget, context: &ExportContext) {
     let b = &s.basis;
@@ -72,10 +63,10 @@ fn record(out: &mut String, s: &StratumBudget, budget: &Budget, context: &Export
     let unit = &context.unit_name;
     let measured = format!(
         "measured: {} per {unit} at {unit} 1 -> {} at {unit} {}, startup {} ({} model), {} run{} / {} {unit}s probed, on {machine}{when}",
-        rate(b.rate_first_s),
-        rate(b.rate_last_s),
+        human_duration(b.rate_first_s),
+        human_duration(b.rate_last_s),
         b.probe_units,
-        rate(b.startup_s),
+        human_duration(b.startup_s),
         b.model,
         b.runs,
         if b.runs == 1 { "" } else { "s" },

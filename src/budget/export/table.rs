@@ -6,8 +6,9 @@ use std::io;
 use super::{ExportContext, Exporter};
 use crate::budget::summary::summarize;
 use crate::budget::{Budget, Status, StratumBudget};
+use crate::output::human_duration;
 use crate::output::table::Table;
-use crate::slurm::time::{format_minutes, human_duration};
+use crate::slurm::time::format_minutes;
 
 pub struct TableExporter;
 

@@ -5,6 +5,7 @@ use std::io;
 
 use super::Exporter;
 use crate::fit::FitReport;
+use crate::output::human_duration;
 use crate::output::table::{Align, Table};
 
 pub struct TableExporter;
@@ -12,18 +13,6 @@ pub struct TableExporter;
 impl Exporter for TableExporter {
     fn export(&self, report: &FitReport, out: &mut dyn io::Write) -> io::Result<()> {
         write!(out, "{}", table(report))
-    }
-}
-
-fn secs(s: f64) -> String {
-    if s >= 3600.0 {
-        format!("{:.2} h", s / 3600.0)
-    } else if s >= 60.0 {
-        format!("{:.1} min", s / 60.0)
-    } else if s >= 1.0 {
-        format!("{s:.2} s")
-    } else {
-        format!("{:.1} ms", s * 1000.0)
     }
 }
 
@@ -59,7 +48,11 @@ fn table(report: &FitReport) -> Table {
             r.stratum.clone(),
             m.runs.to_string(),
             m.units_probed.to_string(),
-            format!("{} -> {}", secs(r.first_cost_s), secs(r.last_cost_s)),
+            format!(
+                "{} -> {}",
+                human_duration(r.first_cost_s),
+                human_duration(r.last_cost_s)
+            ),
             format!("{:+.0}%", r.trend_pct),
             match m.runner_up() {
                 Some(f) => format!("{} ({f})", m.form()),
@@ -70,9 +63,9 @@ fn table(report: &FitReport) -> Table {
         row.push(format!("{:.2}", report.mean_underestimate(k, n)));
         if let Some(n) = units {
             let p = m.project(n, conf);
-            row.push(secs(p.predicted_s));
-            row.push(secs(p.floor_s));
-            row.push(secs(p.upper_s));
+            row.push(human_duration(p.predicted_s));
+            row.push(human_duration(p.floor_s));
+            row.push(human_duration(p.upper_s));
         }
         table.push(row);
     }
