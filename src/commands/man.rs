@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use clap::CommandFactory;
 
+use crate::atomic::{write_file, IfExists};
 use crate::cli::Cli;
-use crate::commands::fit::write_atomically;
 use crate::error::{Error, Origin, Result};
 use crate::output;
 use crate::VERSION;
@@ -53,7 +53,7 @@ pub fn run(args: &ManArgs) -> Result<i32> {
             man.render(&mut roff)
                 .map_err(|e| Error::io("cannot render a manual page", e))?;
             let path = dir.join(man.get_filename());
-            write_atomically(&path, &roff)?;
+            write_file(&path, &roff, IfExists::Replace)?;
             output::note(format!("wrote {}", path.display()));
         }
         return Ok(0);
