@@ -325,19 +325,52 @@ fn score(
         .map(|r| (r.run.clone(), units_of(r)))
         .collect();
     let baselines = BaselineRates::of(&probes);
+    let alone = Timings {
+        runs: probes.clone(),
+        warnings: Vec::new(),
+        ..Default::default()
+    };
     let mut runs = probes;
     runs.extend(campaign.iter().cloned());
-    let timings = Timings {
+    let with_campaign = Timings {
         runs,
         warnings: Vec::new(),
         ..Default::default()
     };
-    let report = fit_timings(&timings, &options.fit)?;
-    let Some(model) = report.model.strata.iter().find(|m| m.stratum == stratum) else {
-        return Err(Error::Failed(format!(
-            "backtest: the fit returned no model for stratum {}",
-            display_stratum(stratum)
-        )));
+    // A probe that no cost model fits supports no bound: as `calib fit`
+    // refuses it, the trial is unsupported. Another stratum of the campaign
+    // that cannot be fitted must not take this one down: then fit it alone.
+    let report = match fit_timings(&with_campaign, &options.fit) {
+        Ok(report) => Some(report),
+        Err(_) => fit_timings(&alone, &options.fit).ok(),
+    };
+    let model = report
+        .as_ref()
+        .and_then(|r| r.model.strata.iter().find(|m| m.stratum == stratum));
+    let Some(model) = model else {
+        return Ok(held_out
+            .iter()
+            .map(|run| {
+                let (n, actual_s) = run_total(run).expect("held-out runs have points");
+                Trial {
+                    stratum: stratum.to_string(),
+                    held_out: run.run.clone(),
+                    units: n,
+                    actual_s,
+                    probe_runs: probe_runs.clone(),
+                    predicted_s: f64::NAN,
+                    floor_s: f64::NAN,
+                    upper_s: f64::NAN,
+                    headroom: f64::NAN,
+                    covered: false,
+                    unsupported: true,
+                    baselines_s: Baseline::ALL
+                        .iter()
+                        .map(|&b| baselines.budget(b, n))
+                        .collect(),
+                }
+            })
+            .collect());
     };
     let mut trials = Vec::with_capacity(held_out.len());
     for run in held_out {
