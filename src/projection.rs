@@ -16,24 +16,41 @@
 //! *decreases* at the longest probed run (horizon H) is held at c(H) beyond it
 //! (a decline is never extrapolated past what was measured).
 //!
-//! With the run levels of the spread (log-scale mean m̄, max m_max):
-//! - `predicted_s = P_chosen(N) e^{m̄}`;
-//! - `floor_s = P_chosen(N) e^{m_max}` (the most expensive run observed);
-//! - for each plausible form f, on the log scale,
-//!   `V = σ² (1 + 1/K) + V_fit,f(N) + V_extrap(N)` with σ the spread's
-//!   log-scale sd over K runs, `V_fit = (SE_f(N) / P_f(N))²` (delta method:
-//!   `SE² = ∇P' Σ ∇P` with Σ the covariance of (startup, a, b); 0 when the form's
-//!   fit left no residual degrees of freedom) and `V_extrap = (κ ln(N/H))²` for
-//!   N > H (κ, per e-fold, is a stated allowance for the form itself being
-//!   wrong, so that even a constant fit widens at 10x more than at 2x). The bound
-//!   is `exp(ln P_f(N) + m̄ + t_ν(confidence) √V)` with ν from the
-//!   Welch–Satterthwaite approximation over the spread (its d.f.), the fit (its
-//!   residual d.f.) and the extrapolation term (taken as known);
-//! - `upper_s` = the largest of those bounds over plausible forms, of floor_s and
-//!   of predicted_s, made non-decreasing in N by construction: the bound used at
-//!   N is the maximum of the raw bound over every N' = 1..=min(N, 256) and, beyond
-//!   256, over a fixed geometric grid (ratio 1.005) up to its first point >= N
-//!   (so at most 0.5% of N ahead: a slightly conservative step function).
+//! The forms the probe cannot rule out each carry a weight w_f (from the fit's
+//! holdout scores; they sum to 1). With P̄(N) = exp(Σ w_f ln P_f(N)), their
+//! weighted geometric mean, and H the longest probed run:
+//!
+//! - **A run's deviation from the curve** ([`RunSpread`]): run k spent
+//!   `P̄(H) e^{l_k}` over the probe (its level l_k) and goes on at its current
+//!   rate, `e^{d_k}` times the curve's (d_k measured on its last units), so at
+//!   N its log deviation is `ln(w_H e^{l_k} + (1 - w_H) e^{d_k})` with
+//!   `w_H = P̄(H) / P̄(N)`.
+//! - `predicted_s = P̄(N)` times the deviation of a run at the mean level and
+//!   mean rate;
+//! - `floor_s` (the measured cost) = the most expensive observed run's deviation
+//!   applied to each form's P_f(N), the largest of them: it holds under every
+//!   form the probe cannot rule out;
+//! - the bound, on the log scale: centre `ln predicted_s` plus `t_ν √V` with
+//!   `V = V_runs(N) + Σ w_f V_fit,f(N) + Σ w_f (ln P_f(N) - ln P̄(N))² + V_extrap(N)`:
+//!   - `V_runs = (w_H σ_l + (1 - w_H) σ_d g(N))² (1 + 1/R)`: the spread of levels
+//!     and of current rates over R runs, added as perfectly correlated (an upper
+//!     bound when the correlation is unknown), the rate part growing with the
+//!     distance by `g(N)`, the mean of (i/H)^γ over (H, N];
+//!   - `V_fit = (SE_f(N) / P_f(N))²` (delta method: `SE² = ∇P' Σ ∇P` with Σ the
+//!     covariance of (startup, a, b); 0 when the fit left no residual degrees of
+//!     freedom);
+//!   - the forms' weighted disagreement: an explicit model-uncertainty term in
+//!     place of a maximum over forms, so that the most aggressive plausible form
+//!     no longer decides every bound;
+//!   - `V_extrap = (κ ln(N/H))²` for N > H: a stated allowance for every form
+//!     being wrong beyond the probe;
+//!   - ν by Welch–Satterthwaite over the spread's and the fits' degrees of
+//!     freedom (the model and extrapolation terms taken as known);
+//! - `upper_s` = that bound, at least floor_s and predicted_s, made
+//!   non-decreasing in N by construction: the bound used at N is the maximum of
+//!   the raw bound over every N' = 1..=min(N, 256) and, beyond 256, over a fixed
+//!   geometric grid (ratio 1.005) up to its first point >= N (so at most 0.5% of
+//!   N ahead: a slightly conservative step function).
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 

@@ -17,26 +17,27 @@
 //!    the later part; best form, runner-up, and the set of forms the data cannot
 //!    rule out ("plausible": a score within 2 standard errors of the best one,
 //!    taking the larger of the two forms' holdout standard errors).
-//! 5. **Spread** ([`spread`]): per-run multiplicative levels (log-normal run
-//!    effects) with a scaled-inverse-χ² prior (σ0 = 10%, ν0 = 3 pseudo-runs;
-//!    Gelman et al., BDA 3rd ed., ch. 3).
+//! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
+//!    current per-unit rate against the chosen curve; their variances (the
+//!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
+//!    pooled over the campaign, i.e. the strata fitted together (Gelman et al.,
+//!    BDA 3rd ed., ch. 5), or a stated 10% worth 3 runs for a stratum alone.
 //!    The fit's covariance is rescaled by the ratio of the within-run residual
 //!    variance (each run against the curve at its own level) to the pooled one
 //!    (never widened), so that level differences count once, in the spread.
-//! 6. **Model** ([`schema`]): the chosen and the other plausible forms, the
-//!    spread and the probe's length become the model schema
-//!    ([`crate::model::StratumModel`]), checked by the rules every model file
-//!    must follow. Projections (predicted, floor, and a one-sided bound combining
-//!    spread, the fit's own uncertainty and an extrapolation allowance) are
-//!    computed from the schema alone by [`crate::projection`], here as in
-//!    `calib budget`.
+//! 6. **Weights and support**: the plausible forms are weighted by their holdout
+//!    scores for a model average ([`form_weights`]); a probe whose units are lost
+//!    in its startup, or whose cost grows geometrically, is marked unsupported
+//!    ([`probe_support`]).
+//! 7. **Model** ([`schema`]): the weighted forms, the spread and the probe's
+//!    length become the model schema ([`crate::model::StratumModel`]), checked by
+//!    the rules every model file must follow. Projections are computed from the
+//!    schema alone by [`crate::projection`], here as in `calib budget`.
 //!
-//! Differences from the lead's suggested method: per-run projections use the
-//! pooled shape scaled by each run's level (measured at the run's last unit) for
-//! every run, not a per-run refit (a per-run refit of a trend form from a short
-//! probe mixes fit noise into the spread, which the bound already counts once);
-//! run-length data at two lengths choose the power law (see [`select`]); the
-//! t degrees of freedom combine spread and fit by Welch–Satterthwaite.
+//! Constants: every knob of [`FitOptions`] was chosen once for all programs, by
+//! leave-one-program-out validation on the corpus of real programs in
+//! `data/traces/` (`examples/lopo.rs`), among the values that keep the seed's
+//! reference cases (`tests/budget_seed.rs`).
 //!
 //! Warnings ([`warnings`]) and reporting ([`export`], [`plot`]) are kept apart from
 //! the statistics.
@@ -47,7 +48,6 @@ pub mod lsq;
 pub mod plot;
 pub mod schema;
 pub mod select;
-pub mod spread;
 pub mod warnings;
 
 /// The cost forms are shared with the projection (`crate::forms`); `fit::forms`
@@ -59,7 +59,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 pub use forms::{Form, Params};
 pub use schema::CurveFit;
 pub use select::{FormScore, Selection};
-pub use spread::Spread;
 pub use warnings::FitWarning;
 
 use crate::error::{Error, Origin, Result};
