@@ -684,11 +684,7 @@ fn write_timings_cluster_from_the_environment_and_never_a_control_character() {
         .env("CC_CLUSTER", "beluga")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        stderr(&out)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let timings = read_timings(std::slice::from_ref(&from_env), &IngestOptions::default()).unwrap();
     assert!(timings
         .runs

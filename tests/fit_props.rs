@@ -23,13 +23,16 @@ fn normal_quantile(confidence: f64) -> f64 {
 /// run and `kappa` the model's extrapolation allowance (log-sd per e-fold).
 ///
 /// The upper bound is the central projection times `exp(t·√V)`, where V holds
-/// the spread between runs (positive), the fit's error, and `(κ ln(N/H))²`
-/// beyond the horizon (the module docs of the projection). So the bound must
-/// lie strictly above the central projection, and beyond H by at least the
-/// factor `(N/H)^(z·κ)`, z the normal quantile: a margin that grows with the
-/// distance. (That factor stays far below the cap on margins, 10^6.) Neither
-/// follows from the clamps that keep the bound at or above the central
-/// projection and the measured cost: both fail if a term of V is dropped.
+/// the spread between runs (positive), the fit's error, the forms'
+/// disagreement, and `(κ ln(N/H))²` beyond the horizon (`calib::projection`);
+/// the bound used at N is the largest over N and points below it (or at most
+/// 0.5% above it), where the central projection is no larger. So the bound
+/// must lie strictly above the central projection, and beyond H by at least
+/// the factor `(N/H)^(z·κ)`, z the normal quantile: a margin that grows with
+/// the distance. (That factor stays far below the cap on margins, 10^6.)
+/// Neither follows from the clamps that keep the bound at or above the
+/// central projection and the measured cost: both fail if a term of V is
+/// dropped.
 fn check(
     model: &StratumModel,
     mut ns: Vec<u64>,

@@ -37,20 +37,24 @@ fn block<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
 }
 
 /// The calib command lines of one example line: a line may number its step
-/// (`2. calib fit ...`), end with a comment in parentheses after two spaces,
-/// pipe into calib, or hand calib to another program as one quoted word.
+/// (`2. calib fit ...`), end with a comment (after two spaces or more, in
+/// parentheses or in plain words), pipe into calib or redirect its output, or
+/// hand calib to another program as one quoted word.
 fn calib_commands(line: &str) -> Vec<Vec<String>> {
     if line.starts_with('#') || line.starts_with('(') {
         return Vec::new();
     }
     let line = line.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let line = match line.find("  (") {
-        Some(comment) if line.trim_end().ends_with(')') => &line[..comment],
-        _ => line,
-    };
-    let words = shlex::split(line).unwrap_or_else(|| panic!("not shell words: {line}"));
+    let words =
+        shlex::split(strip_comment(line)).unwrap_or_else(|| panic!("not shell words: {line}"));
     let mut commands = Vec::new();
-    for segment in words.split(|w| w == "|") {
+    for segment in words.split(|w| ["|", "&&", "||", ";"].contains(&w.as_str())) {
+        // What follows a redirection is the shell's, not calib's.
+        let end = segment
+            .iter()
+            .position(|w| w.starts_with('>') || w.starts_with('<') || w.starts_with("2>"))
+            .unwrap_or(segment.len());
+        let segment = &segment[..end];
         if segment.first().is_some_and(|w| w == "calib") {
             commands.push(segment.to_vec());
         } else {
@@ -60,6 +64,25 @@ fn calib_commands(line: &str) -> Vec<Vec<String>> {
         }
     }
     commands
+}
+
+/// The line without its trailing comment: the text after a run of two spaces
+/// or more that opens a parenthesis or starts with a plain lowercase word
+/// (`read calib(1) now`). Runs of spaces that align arguments
+/// (`calib fit    calib-timings/`) are followed by an argument instead.
+fn strip_comment(line: &str) -> &str {
+    let mut at = 0;
+    while let Some(gap) = line[at..].find("  ") {
+        let start = at + gap;
+        let rest = line[start..].trim_start();
+        let first = rest.split(' ').next().unwrap_or("");
+        let prose = !first.is_empty() && first.chars().all(|c| c.is_ascii_lowercase());
+        if rest.starts_with('(') || (prose && rest.contains(' ')) {
+            return &line[..start];
+        }
+        at = line.len() - rest.len();
+    }
+    line
 }
 
 /// Checks every calib command of `lines`; returns how many there were.
@@ -94,6 +117,12 @@ fn every_command_s_examples_parse() {
     assert!(names.len() >= 5, "{names:?}");
     for name in names {
         let text = help(&[name, "--help"]);
+        // The steps of the pipeline must teach by example; a helper command
+        // (completions, man) may.
+        let pipeline = ["probe", "fit", "budget", "audit", "backtest"].contains(&name);
+        if !pipeline && !text.lines().any(|l| l.trim() == "Examples:") {
+            continue;
+        }
         let examples = block(&text, "Examples:");
         let checked = check_examples(&format!("calib {name} --help"), &examples);
         assert!(
@@ -110,6 +139,8 @@ fn a_wrong_flag_in_an_example_is_caught() {
     let found = calib_commands("sinfo -h | calib budget --partition-list -  (comment)");
     assert_eq!(found, [["calib", "budget", "--partition-list", "-"]]);
     assert!(Cli::try_parse_from(&found[0]).is_err());
+    let aligned = calib_commands("2. calib fit    t/ -o m.json > log   then read it");
+    assert_eq!(aligned, [["calib", "fit", "t/", "-o", "m.json"]]);
     let wrapped = calib_commands("sbatch --wrap 'calib probe -s a=1 -- ./x $SEED'");
     assert_eq!(
         wrapped,
