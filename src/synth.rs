@@ -174,6 +174,9 @@ pub const TREND_COST: Cost = Cost::Linear {
     at: 100,
 };
 
+/// Seed case 1's startup before the first generation, in seconds.
+pub const TREND_STARTUP_S: f64 = 30.0;
+
 /// Seed case 1. `runs` seeds, each probed for `probe_units` generations, 3% noise.
 /// Returns the CSV and, per run, the elapsed time its full 100-generation run
 /// would take (the same random stream continued).
@@ -189,7 +192,7 @@ pub fn trend_case(probe_units: u64, runs: usize, seed: u64) -> (String, Vec<f64>
             1.0,
             0.03,
         );
-        s.startup_s = 30.0;
+        s.startup_s = TREND_STARTUP_S;
         let mut rng = Rng::new(seed.wrapping_add(k as u64 * 7919));
         full.push(write_probe_rows(&mut csv, &s, &mut rng, probe_units));
     }

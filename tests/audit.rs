@@ -1,16 +1,21 @@
 //! `calib audit`: the library on synthetic and recorded sacct text, and the
 //! binary end to end (SACCT as @FILE, stdin, text; JSON; --write-timings).
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
+use assert_cmd::prelude::*;
 use calib::audit::export::{Exporter, TableExporter};
 use calib::audit::{audit, group_of, Advice, AuditOptions, GroupSource};
 use calib::error::Origin;
 use calib::slurm::sacct::{parse_sacct, SacctOptions, SacctTable};
 use calib::stratum::Stratum;
 use calib::timings::{read_timings, Fingerprint, IngestOptions, TimingRow, TimingsWriter};
+use common::{calib as bin, stderr, stdout, write_file};
+use predicates::str::contains;
 use regex::Regex;
 
 const HEADER: &str = "JobID|JobIDRaw|JobName|Partition|State|ExitCode|Elapsed|ElapsedRaw|Timelimit|TimelimitRaw|NodeList|Start|End|Comment";
@@ -102,26 +107,13 @@ fn table_text(a: &calib::audit::Audit) -> String {
     String::from_utf8(bytes).unwrap()
 }
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_calib"))
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
-}
-
 #[test]
 fn seed_case_7_through_the_binary_from_stdin_file_and_text() {
-    let dir = tmp();
-    let file = dir.path().join("sacct.txt");
-    std::fs::write(&file, seed_case_7()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_file(dir.path(), "sacct.txt", seed_case_7());
     let at = format!("@{}", file.display());
     let out = bin().args(["audit", &at]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("used 68% of its budget"), "{text}");
     assert!(text.contains("headroom 1.47x"), "{text}");
@@ -158,7 +150,7 @@ fn seed_case_7_through_the_binary_from_stdin_file_and_text() {
 
     let out = bin().args(["audit", &seed_case_7()]).output().unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("used 68%"));
+    assert!(stdout(&out).contains("used 68%"));
 }
 
 #[test]
@@ -247,7 +239,7 @@ fn advice_when_far_above_or_below_need() {
 
 #[test]
 fn timeouts_report_the_unit_reached_from_probe_timings() {
-    let dir = tmp();
+    let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("task-3.csv");
     let mut w = TimingsWriter::create_new(&csv).unwrap();
     let stratum = Stratum::parse("dataset=Z").unwrap();
@@ -411,11 +403,7 @@ fn repeated_job_ids_keep_the_last_row() {
 
 #[test]
 fn lab_verbatim_allocations() {
-    let path = format!(
-        "{}/tests/data/sacct/lab-sacct-X-1.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = common::repo_text("tests/data/sacct/lab-sacct-X-1.txt");
     let t = parse_sacct(&text, &Origin::Stdin, &SacctOptions::default()).unwrap();
     let a = audit(&t, &AuditOptions::default());
     let find = |name: &str| a.groups.iter().find(|g| g.group == name).unwrap();
@@ -442,19 +430,12 @@ fn lab_verbatim_allocations() {
 
 #[test]
 fn fixed_width_sample_through_the_binary() {
-    let path = format!(
-        "{}/tests/data/sacct/sacct-ulhpc-iris.txt",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let at = common::at_repo_file("tests/data/sacct/sacct-ulhpc-iris.txt");
     let out = bin()
-        .args(["audit", &format!("@{path}"), "--format", "json"])
+        .args(["audit", &at, "--format", "json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let g = &json["groups"][0];
     assert_eq!(g["group"], "(no name)");
@@ -471,7 +452,7 @@ fn fixed_width_sample_through_the_binary() {
 
 #[test]
 fn write_timings_needs_units_and_never_overwrites() {
-    let dir = tmp();
+    let dir = tempfile::tempdir().unwrap();
     let sacct = dir.path().join("sacct.txt");
     std::fs::write(&sacct, seed_case_7()).unwrap();
     let at = format!("@{}", sacct.display());
@@ -483,7 +464,7 @@ fn write_timings_needs_units_and_never_overwrites() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--units"));
+    assert!(stderr(&out).contains("--units"));
     assert!(!out_file.exists());
 
     let out = bin()
@@ -491,11 +472,7 @@ fn write_timings_needs_units_and_never_overwrites() {
         .args(["--cluster", "narval"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let timings = read_timings(std::slice::from_ref(&out_file), &IngestOptions::default()).unwrap();
     // Rows carry the cluster, so the next budget can check where they were measured.
     assert!(timings
@@ -537,11 +514,7 @@ fn write_timings_needs_units_and_never_overwrites() {
         .arg(&named_out)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let timings =
         read_timings(std::slice::from_ref(&named_out), &IngestOptions::default()).unwrap();
     assert_eq!(timings.runs[0].stratum.canonical(), "name=dataset-Q");
@@ -554,7 +527,7 @@ fn write_timings_needs_units_and_never_overwrites() {
         .args(["audit", &at, "--write-timings", out_arg, "--units", "100"])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(out_arg) && err.contains("exists"), "{err}");
     assert_eq!(std::fs::read(&out_file).unwrap(), before);
@@ -564,7 +537,7 @@ fn write_timings_needs_units_and_never_overwrites() {
 fn without_sacct_text_or_sacct_on_path_it_says_what_to_do() {
     let out = bin().args(["audit"]).env("PATH", "").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("sacct is not on PATH"), "{err}");
 }
 
@@ -575,7 +548,7 @@ fn bad_input_names_the_line() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("line 2") && err.contains("Elapsed"), "{err}");
 }
 
@@ -586,7 +559,7 @@ fn text_without_job_ids_or_states_is_refused() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(
         err.contains("no JobID column") && err.contains("--format="),
         "{err}"
@@ -596,22 +569,100 @@ fn text_without_job_ids_or_states_is_refused() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("counts states only"));
+    assert!(stderr(&out).contains("counts states only"));
 }
 
+/// The arguments of an sbatch line that `calib budget --format sbatch` printed,
+/// as the shell passes them to sbatch.
+fn sbatch_arguments(line: &str) -> Vec<String> {
+    let rest = line.strip_prefix("sbatch ").expect("an sbatch line");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '%s\\n' {rest}"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{line}: {}", stderr(&out));
+    stdout(&out).lines().map(String::from).collect()
+}
+
+/// What audit's help promises: the jobs that `calib budget --format sbatch`
+/// submits are grouped by their stratum, from the comment Slurm records, or
+/// from the `calib-` job name where the comment is not kept.
 #[test]
-fn help_teaches() {
-    let out = bin().args(["audit", "--help"]).output().unwrap();
-    let help = String::from_utf8_lossy(&out.stdout);
-    for want in [
-        "68%",
-        "1.47x",
-        "--write-timings",
-        "--by-name",
-        "Examples:",
-        "calib stratum=",
-    ] {
-        assert!(help.contains(want), "missing {want}: {help}");
+fn audit_groups_the_jobs_that_budget_submits_by_their_stratum() {
+    let budget = bin()
+        .args([
+            "budget",
+            "--units",
+            "100",
+            "--tasks",
+            "3",
+            "--cluster",
+            "narval",
+        ])
+        .args(["--format", "sbatch", "--partitions"])
+        .arg(common::at_repo_file("tests/data/slurm/sinfo-narval.txt"))
+        .arg(common::repo_file("data/spread-20.csv"))
+        .assert()
+        .success();
+    let script = stdout(budget.get_output());
+    let submitted: Vec<(String, String)> = script
+        .lines()
+        .filter(|l| l.starts_with("sbatch "))
+        .map(|line| {
+            let args = sbatch_arguments(line);
+            let value = |flag: &str| {
+                args.iter()
+                    .find_map(|a| a.strip_prefix(flag))
+                    .unwrap_or_else(|| panic!("no {flag} in {line}"))
+                    .to_string()
+            };
+            (value("--job-name="), value("--comment="))
+        })
+        .collect();
+    assert_eq!(submitted.len(), 2, "{script}");
+
+    // Slurm's records of those jobs, 3 tasks each; then the same where the
+    // site does not keep comments.
+    for keep_comments in [true, false] {
+        let rows: Vec<String> = submitted
+            .iter()
+            .enumerate()
+            .flat_map(|(job, (name, comment))| {
+                let comment = if keep_comments { comment.as_str() } else { "" };
+                (0..3).map(move |task| {
+                    let (id, raw) = (format!("{}_{task}", 900 + job), 9000 + 10 * job + task);
+                    let raw = raw.to_string();
+                    row(
+                        &id,
+                        &raw,
+                        name,
+                        "COMPLETED",
+                        "01:00:00",
+                        "12:00:00",
+                        comment,
+                    )
+                })
+            })
+            .collect();
+        let a = audit(&table(&rows), &AuditOptions::default());
+        let groups: Vec<(&str, GroupSource, u64)> = a
+            .groups
+            .iter()
+            .map(|g| (g.group.as_str(), g.source, g.usage.tasks))
+            .collect();
+        let expected = if keep_comments {
+            [
+                ("dataset=Y", GroupSource::Comment, 3),
+                ("dataset=Z", GroupSource::Comment, 3),
+            ]
+        } else {
+            [
+                ("dataset-Y", GroupSource::CalibName, 3),
+                ("dataset-Z", GroupSource::CalibName, 3),
+            ]
+        };
+        assert_eq!(groups, expected, "{submitted:?}");
     }
 }
 
@@ -621,9 +672,8 @@ fn help_teaches() {
 /// budget's --cluster is, before any file exists.
 #[test]
 fn write_timings_cluster_from_the_environment_and_never_a_control_character() {
-    let dir = tmp();
-    let sacct = dir.path().join("sacct.txt");
-    std::fs::write(&sacct, seed_case_7()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let sacct = write_file(dir.path(), "sacct.txt", seed_case_7());
     let at = format!("@{}", sacct.display());
 
     let from_env = dir.path().join("env.csv");
@@ -634,11 +684,7 @@ fn write_timings_cluster_from_the_environment_and_never_a_control_character() {
         .env("CC_CLUSTER", "beluga")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", stderr(&out));
     let timings = read_timings(std::slice::from_ref(&from_env), &IngestOptions::default()).unwrap();
     assert!(timings
         .runs
@@ -659,8 +705,49 @@ fn write_timings_cluster_from_the_environment_and_never_a_control_character() {
         .arg(&hostile)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--cluster"), "{err}");
     assert!(!hostile.exists());
+}
+
+/// The worked example of `calib audit --help` ("a campaign ... whose slowest
+/// task used 68% of its budget had 1.47x") is what audit computes: a task that
+/// used that share of its time limit is reported with that headroom.
+#[test]
+fn the_help_example_is_what_audit_reports() {
+    let help = stdout(&bin().args(["audit", "--help"]).output().unwrap());
+    let example = Regex::new(r"used (\d+)% of its budget\s+had (\d+\.\d+)x").unwrap();
+    let claim = example
+        .captures(&help)
+        .unwrap_or_else(|| panic!("no worked example of headroom in:\n{help}"));
+    let (percent, headroom) = (claim[1].parse::<u64>().unwrap(), &claim[2]);
+
+    // One task with a 30-minute limit that ran for that share of it.
+    let limit_s = 1800;
+    let elapsed_s = limit_s * percent / 100;
+    let elapsed = format!(
+        "{:02}:{:02}:{:02}",
+        elapsed_s / 3600,
+        elapsed_s / 60 % 60,
+        elapsed_s % 60
+    );
+    let sacct = format!(
+        "{HEADER}\n{}\n",
+        row(
+            "77_0",
+            "77",
+            "calib-ds-A",
+            "COMPLETED",
+            &elapsed,
+            "00:30:00",
+            ""
+        )
+    );
+    bin()
+        .args(["audit", &sacct])
+        .assert()
+        .success()
+        .stdout(contains(format!("used {percent}% of its budget")))
+        .stdout(contains(format!("headroom {headroom}x")));
 }

@@ -1,6 +1,8 @@
 //! `calib backtest`: known answers on generated campaigns, and the report's
 //! figures checked against fits made independently of the backtest code.
 
+mod common;
+
 use calib::backtest::{backtest, BacktestOptions, ProbeDesign, ProbeLength};
 use calib::fit::{fit_timings, FitOptions};
 use calib::stratum::Stratum;
@@ -253,10 +255,7 @@ fn write_csv(timings: &Timings, path: &std::path::Path) {
 }
 
 fn calib(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_calib"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::calib().args(args).output().unwrap()
 }
 
 #[test]
@@ -267,11 +266,7 @@ fn the_command_reports_table_json_and_one_csv_row_per_held_out_run() {
     let path = file.to_str().unwrap();
 
     let table = calib(&["backtest", path, "--probe-units", "30"]);
-    assert!(
-        table.status.success(),
-        "{}",
-        String::from_utf8_lossy(&table.stderr)
-    );
+    assert!(table.status.success(), "{}", common::stderr(&table));
     let text = String::from_utf8(table.stdout).unwrap();
     assert!(text.contains("shape=late"), "{text}");
     assert!(text.contains("6/6"), "{text}");

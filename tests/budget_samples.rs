@@ -14,6 +14,8 @@
 //! (`over_cap` with its number of segments, or an unlimited partition taking
 //! it). Seed case 6 (design.md) is spelt out at the end.
 
+mod common;
+
 use std::path::PathBuf;
 
 use calib::budget::rule::{decide, Cap, Decision, Status};
@@ -25,9 +27,7 @@ const H: f64 = 3600.0;
 const D: f64 = 86_400.0;
 
 fn sample_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/slurm")
-        .join(name)
+    common::repo_file("tests/data/slurm").join(name)
 }
 
 fn load(name: &str) -> PartitionList {

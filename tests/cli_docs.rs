@@ -3,20 +3,16 @@
 //! pages checked in under docs/man/, which must be exactly what `calib man`
 //! prints now (so a changed flag or help text cannot leave them stale).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use clap::CommandFactory;
+use common::{repo_file, stderr, stdout};
 
 fn calib(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_calib"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::calib().args(args).output().unwrap()
 }
 
 /// The subcommands calib's parser knows, read from the library's definitions.
@@ -28,7 +24,7 @@ fn subcommands() -> Vec<String> {
 }
 
 fn man_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/man")
+    repo_file("docs/man")
 }
 
 const REGENERATE: &str = "regenerate them with `cargo run -- man --out-dir docs/man` \
@@ -37,7 +33,7 @@ const REGENERATE: &str = "regenerate them with `cargo run -- man --out-dir docs/
 #[test]
 fn completions_for_bash_source_cleanly_and_complete_flags() {
     let out = calib(&["completions", "bash"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("calib.bash");
     std::fs::write(&script, &out.stdout).unwrap();
@@ -49,9 +45,9 @@ fn completions_for_bash_source_cleanly_and_complete_flags() {
         script.display()
     );
     let run = Command::new("bash").args(["-c", &probe]).output().unwrap();
-    let stdout = text(&run.stdout);
-    assert!(run.status.success(), "{}{}", stdout, text(&run.stderr));
-    assert!(text(&run.stderr).is_empty(), "{}", text(&run.stderr));
+    let stdout = stdout(&run);
+    assert!(run.status.success(), "{}{}", stdout, stderr(&run));
+    assert!(stderr(&run).is_empty(), "{}", stderr(&run));
     assert!(stdout.contains("complete"), "{stdout}");
     assert!(stdout.lines().any(|l| l == "--per-unit"), "{stdout}");
 }
@@ -60,8 +56,8 @@ fn completions_for_bash_source_cleanly_and_complete_flags() {
 fn completions_for_every_shell_name_every_subcommand() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         let out = calib(&["completions", shell]);
-        assert_eq!(out.status.code(), Some(0), "{shell}: {}", text(&out.stderr));
-        let script = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
         for sub in subcommands() {
             assert!(script.contains(&sub), "{shell}: no `{sub}` in\n{script}");
         }
@@ -72,7 +68,7 @@ fn completions_for_every_shell_name_every_subcommand() {
 fn completions_for_an_unknown_shell_is_a_usage_error() {
     let out = calib(&["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("bash"), "{}", text(&out.stderr));
+    assert!(stderr(&out).contains("bash"), "{}", stderr(&out));
 }
 
 /// The `*.1` files of a folder, by name.
@@ -94,7 +90,7 @@ fn pages_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
 fn checked_in_man_pages_are_what_calib_man_writes() {
     let dir = tempfile::tempdir().unwrap();
     let out = calib(&["man", "--out-dir", dir.path().to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let generated = pages_in(dir.path());
     let checked_in = pages_in(&man_dir());
     let names = |pages: &[(String, Vec<u8>)]| pages.iter().map(|p| p.0.clone()).collect::<Vec<_>>();
@@ -110,7 +106,7 @@ fn checked_in_man_pages_are_what_calib_man_writes() {
 fn man_prints_one_subcommands_page_as_the_folder_holds_it() {
     for sub in subcommands() {
         let out = calib(&["man", &sub]);
-        assert_eq!(out.status.code(), Some(0), "{sub}: {}", text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{sub}: {}", stderr(&out));
         let page = std::fs::read(man_dir().join(format!("calib-{sub}.1"))).unwrap();
         assert!(out.stdout == page, "calib man {sub}; {REGENERATE}");
     }
@@ -123,8 +119,8 @@ fn man_out_dir_must_exist() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("no-such-folder");
     let out = calib(&["man", "--out-dir", missing.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("no-such-folder"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no-such-folder"));
     assert!(!missing.exists());
 }
 
@@ -150,7 +146,7 @@ fn man_pages_format_without_warnings() {
             out.stderr.is_empty(),
             "{}: {}",
             path.display(),
-            text(&out.stderr)
+            stderr(&out)
         );
     }
 }
@@ -158,7 +154,7 @@ fn man_pages_format_without_warnings() {
 #[test]
 fn man_for_an_unknown_subcommand_names_the_known_ones() {
     let out = calib(&["man", "fitt"]);
-    let err = text(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("`fitt`"), "{err}");
     for sub in subcommands() {

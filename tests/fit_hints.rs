@@ -1,21 +1,22 @@
 //! Errors that name the fix: a timings table calib cannot read as it stands
 //! gets a message that says which flag would read it.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::stderr;
 
 fn calib(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_calib"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::calib().args(args).output().unwrap()
 }
 
 fn fit_error(dir: &Path, content: &str) -> String {
     let path = dir.join("t.csv");
     std::fs::write(&path, content).unwrap();
     let out = calib(&["fit", path.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("t.csv, line "), "{err}");
     err
@@ -33,12 +34,7 @@ fn durations_in_elapsed_s_suggest_per_unit() {
     assert!(err.contains("--per-unit"), "{err}");
     let path = dir.path().join("t.csv");
     let out = calib(&["fit", path.to_str().unwrap(), "--per-unit"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 /// A foreign table (`run, stratum, epoch, seconds`): the message suggests the
@@ -56,12 +52,7 @@ fn foreign_column_names_suggest_unit_col_and_time_col() {
     let mut args = vec!["fit", path.to_str().unwrap()];
     args.extend(suggested);
     let out = calib(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 /// Only the missing columns get a flag, and the guess follows the header's

@@ -1,18 +1,11 @@
 //! Each form recovers known parameters from noisy synthetic data, and the
 //! selection by extrapolation picks the generating form when the data can tell.
 
-use std::io::Write;
+mod common;
 
-use calib::fit::{fit_timings, FitOptions, FitReport};
+use calib::fit::FitReport;
 use calib::synth::{self, Cost, Rng, RunSpec};
-use calib::timings::{read_timings, IngestOptions};
-
-fn fit_csv(csv: &str) -> FitReport {
-    let mut f = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
-    f.write_all(csv.as_bytes()).unwrap();
-    let timings = read_timings(&[f.path().to_path_buf()], &IngestOptions::default()).unwrap();
-    fit_timings(&timings, &FitOptions::default()).unwrap()
-}
+use common::fit_csv;
 
 fn runs_csv(cost: Cost, startup: f64, runs: usize, units: u64, cv: f64, seed: u64) -> String {
     let mut csv = synth::HEADER.to_string();

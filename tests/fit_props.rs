@@ -1,5 +1,6 @@
-//! Property tests: projections are finite, positive, ordered and never decrease
-//! as the number of units grows.
+//! Property tests: projections are finite and positive, never decrease as the
+//! number of units grows, and bound a new run with a margin that widens with
+//! the distance beyond the longest probed run.
 
 use std::io::Write;
 
@@ -11,16 +12,51 @@ use calib::synth::{self, Cost, Rng, RunSpec};
 use calib::timings::{read_timings, IngestOptions};
 use proptest::prelude::*;
 
-fn check(model: &StratumModel, mut ns: Vec<u64>, confidence: f64) -> Result<(), TestCaseError> {
+/// The one-sided normal quantile at `confidence`: no Student t quantile, of
+/// any degrees of freedom, is smaller.
+fn normal_quantile(confidence: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::new(0.0, 1.0).unwrap().inverse_cdf(confidence)
+}
+
+/// Checks the projections of `model` at `ns`. `horizon` is the longest probed
+/// run and `kappa` the model's extrapolation allowance (log-sd per e-fold).
+///
+/// The upper bound is the central projection times `exp(t·√V)`, where V holds
+/// the spread between runs (positive), the fit's error, the forms'
+/// disagreement, and `(κ ln(N/H))²` beyond the horizon (`calib::projection`);
+/// the bound used at N is the largest over N and points below it (or at most
+/// 0.5% above it), where the central projection is no larger. So the bound
+/// must lie strictly above the central projection, and beyond H by at least
+/// the factor `(N/H)^(z·κ)`, z the normal quantile: a margin that grows with
+/// the distance. (That factor stays far below the cap on margins, 10^6.)
+/// Neither follows from the clamps that keep the bound at or above the
+/// central projection and the measured cost: both fail if a term of V is
+/// dropped.
+fn check(
+    model: &StratumModel,
+    mut ns: Vec<u64>,
+    confidence: f64,
+    horizon: u64,
+    kappa: f64,
+) -> Result<(), TestCaseError> {
     ns.sort_unstable();
+    let z = normal_quantile(confidence);
     let mut last: Option<calib::model::Projection> = None;
     for n in ns {
         let p = model.project(n, confidence);
         for v in [p.predicted_s, p.floor_s, p.upper_s] {
             prop_assert!(v.is_finite() && v > 0.0, "N={n}: {p:?}");
         }
-        prop_assert!(p.predicted_s <= p.upper_s, "N={n}: {p:?}");
-        prop_assert!(p.floor_s <= p.upper_s, "N={n}: {p:?}");
+        let margin = (p.upper_s / p.predicted_s).ln();
+        prop_assert!(margin > 0.0, "no margin at N={n}: {p:?}");
+        if n > horizon {
+            let allowance = z * kappa * (n as f64 / horizon as f64).ln();
+            prop_assert!(
+                margin >= allowance * (1.0 - 1e-9),
+                "N={n}, H={horizon}: log margin {margin} below the extrapolation allowance {allowance}: {p:?}"
+            );
+        }
         if let Some(q) = &last {
             let tol = 1e-9 * q.upper_s;
             prop_assert!(
@@ -75,10 +111,12 @@ proptest! {
         let mut f = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
         f.write_all(csv.as_bytes()).unwrap();
         let timings = read_timings(&[f.path().to_path_buf()], &IngestOptions::default()).unwrap();
-        let report = fit_timings(&timings, &FitOptions::default()).unwrap();
+        let options = FitOptions::default();
+        let report = fit_timings(&timings, &options).unwrap();
         let mut ns = ns;
         ns.extend([1, 2, units, units + 1, 10 * units]);
-        check(&report.model.strata[0], ns, confidence)?;
+        // Every run has `units` units: that is the longest probed run.
+        check(&report.model.strata[0], ns, confidence, units, options.extrapolation_kappa)?;
     }
 
     /// Arbitrary (even absurd) fitted parameters and covariances: the guards hold.
@@ -118,12 +156,13 @@ proptest! {
             extrapolation_kappa: 0.05,
         };
         // Built in memory, unchecked: the projection's guards alone must hold.
+        let kappa = projection.extrapolation_kappa;
         let model = StratumModel {
             stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, projection,
             fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None, unsupported: None,
         };
         let mut ns = ns;
         ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);
-        check(&model, ns, 0.99)?;
+        check(&model, ns, 0.99, horizon, kappa)?;
     }
 }

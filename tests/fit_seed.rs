@@ -1,17 +1,10 @@
 //! The seed cases of design.md (1, 3, 4) on generator data.
 
-use std::io::Write;
+mod common;
 
-use calib::fit::{fit_timings, FitOptions, FitReport, FitWarning};
+use calib::fit::{FitReport, FitWarning};
 use calib::synth;
-use calib::timings::{read_timings, IngestOptions};
-
-fn fit_csv(csv: &str) -> FitReport {
-    let mut f = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
-    f.write_all(csv.as_bytes()).unwrap();
-    let timings = read_timings(&[f.path().to_path_buf()], &IngestOptions::default()).unwrap();
-    fit_timings(&timings, &FitOptions::default()).unwrap()
-}
+use common::fit_csv;
 
 fn stratum<'a>(r: &'a FitReport, name: &str) -> &'a calib::model::StratumModel {
     r.model.strata.iter().find(|s| s.stratum == name).unwrap()

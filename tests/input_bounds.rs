@@ -7,55 +7,34 @@
 //! and absurd values in fit and budget alike), 8 (the torn last line), 9
 //! (line and input bounds, FIFOs, devices) and 10 (smaller checks).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use calib::slurm::time::{
     parse_elapsed, parse_printed_limit, parse_printed_time, parse_time, SlurmTime,
 };
 use calib::timings::{read_timings, IngestOptions, IngestWarning};
+use common::{output_within, stderr, stdout, write_file};
 
 const HEADER: &str = "run,stratum,unit,elapsed_s";
 
-/// Runs calib with no stdin; fails the test if it has not ended within 20 s
-/// (killing the child it started).
+/// Runs calib with no stdin; fails the test if it has not ended within 20 s.
 fn calib(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_calib"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "calib {args:?} did not end within 20 s; stderr: {}",
-                text(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    output_within(common::calib().args(args), Duration::from_secs(20))
 }
 
 fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p.to_string_lossy().into_owned()
+    write_file(dir, name, content)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Asserts exit 2 and that stderr has `file, line N` and every fragment.
 fn refused(out: &Output, at: &str, fragments: &[&str]) -> String {
-    let err = text(&out.stderr);
+    let err = stderr(out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains(at), "`{at}` missing from: {err}");
     for f in fragments {
@@ -105,7 +84,7 @@ fn gaps_in_unit_numbers_are_fitted_and_reported_naming_run_and_units() {
         ),
     );
     let out = calib(&["fit", &f]);
-    let err = text(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains("t.csv, line 4") && err.contains("run `r2`") && err.contains("1-9999998"),
@@ -215,7 +194,7 @@ fn non_finite_and_absurd_times_are_bad_input_in_fit_and_budget() {
         assert!(err.contains("10 years"), "{err}");
         let budget = calib(&["budget", &f, "--units", "100", "--partitions", "p 1:00:00"]);
         let err = refused(&budget, "t.csv, line 3", &[column, value]);
-        assert!(longest_number(&text(&budget.stdout)) < 30, "{err}");
+        assert!(longest_number(&stdout(&budget)) < 30, "{err}");
     }
     // A value of 400 digits is not repeated whole in the message.
     let huge = format!("1{}", "0".repeat(399));
@@ -275,7 +254,7 @@ fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
                 "--format",
                 format,
             ]);
-            let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            let all = format!("{}{}", stdout(&out), stderr(&out));
             assert_eq!(out.status.code(), Some(3), "{all}");
             // The over_cap segment length is a --time value, never a
             // formatted infinity (17 digits of days before).
@@ -285,12 +264,8 @@ fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
     let out = calib(&["fit", &f, "--units", "18446744073709551615"]);
     refused(&out, "--units", &["1000000000"]);
     let out = calib(&["fit", &f, "--units", "1000000000"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(
-        longest_number(&text(&out.stdout)) < 25,
-        "{}",
-        text(&out.stdout)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(longest_number(&stdout(&out)) < 25, "{}", stdout(&out));
 }
 
 #[test]
@@ -330,7 +305,7 @@ fn an_unterminated_last_line_is_skipped_whatever_it_parses_to() {
     let backwards = format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\nr1,d=a,3,2");
     let f = write(dir.path(), "t.csv", &backwards);
     let out = calib(&["fit", &f]);
-    let err = text(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains("t.csv, line 4") && err.contains("cut short"),
@@ -373,13 +348,13 @@ fn a_fifo_in_a_timings_folder_is_skipped_not_waited_on() {
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
     let out = calib(&["fit", dir.path().to_str().unwrap()]);
-    let err = text(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
         err.contains("b.csv") && err.contains("not a regular file"),
         "{err}"
     );
-    assert!(text(&out.stdout).contains("d=a"));
+    assert!(stdout(&out).contains("d=a"));
 }
 
 #[test]
@@ -486,7 +461,7 @@ fn bad_cpus_gpus_and_nul_bytes_are_refused_with_file_and_line() {
             format!("{header}\nr1,d=a,1,10,h,4,{gpus}\nr1,d=a,2,20,h,4,{gpus}\n"),
         );
         let out = calib(&["fit", &f]);
-        assert_eq!(out.status.code(), Some(0), "{gpus}: {}", text(&out.stderr));
+        assert_eq!(out.status.code(), Some(0), "{gpus}: {}", stderr(&out));
     }
 }
 
@@ -515,8 +490,8 @@ fn audit_refuses_an_absurd_elapsed_and_explains_a_task_past_its_limit() {
         format!("{SACCT}\n1_1|x|COMPLETED|01:05:00|01:00:00\n1_2|x|COMPLETED|00:30:00|01:00:00\n"),
     );
     let out = calib(&["audit", &format!("@{f}")]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout.contains("used 108%"), "{stdout}");
     assert!(
         stdout.contains("ran past its time limit") && stdout.contains("OverTimeLimit"),
@@ -588,10 +563,10 @@ fn array_ranges_past_32_bits_are_refused_and_large_ones_do_not_overflow() {
         ),
     );
     let out = calib(&["audit", &format!("@{f}")]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        text(&out.stdout).contains("tasks 8589934592"),
+        stdout(&out).contains("tasks 8589934592"),
         "{}",
-        text(&out.stdout)
+        stdout(&out)
     );
 }

@@ -3,32 +3,28 @@
 //! named; `params` are what budget projects from; what fit writes always loads
 //! and projects exactly as before it was written.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use calib::fit::{fit_timings, FitOptions};
 use calib::model::ModelFile;
 use calib::synth::{self, Cost, Rng, RunSpec};
 use calib::timings::{read_timings, IngestOptions};
+use common::{calib, stderr, stdout};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_calib");
 const PARTITIONS: &str = "short 3:00:00\nlong 7-00:00:00\n";
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    calib()
         .args(args)
         .current_dir(dir)
-        .env_remove("SLURM_CLUSTER_NAME")
-        .env_remove("CC_CLUSTER")
         .output()
         .expect("the calib binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Three runs of 20 units at about 110 s per unit, 3% noise.
@@ -66,7 +62,7 @@ fn fitted(dir: &Path, csv: &str) -> Value {
             model.to_str().unwrap(),
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap()
 }
 
@@ -102,9 +98,9 @@ fn refused(name: &str, edit: impl FnOnce(&mut Value), needles: &[&str]) {
     edit(&mut doc);
     let path = write_model(dir.path(), name, &doc);
     let out = budget(dir.path(), &path);
-    let err = text(&out.stderr);
+    let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{name}: {err}");
-    assert!(out.stdout.is_empty(), "{name}: {}", text(&out.stdout));
+    assert!(out.stdout.is_empty(), "{name}: {}", stdout(&out));
     for needle in [name].iter().chain(needles) {
         assert!(err.contains(needle), "{name}: `{needle}` not in: {err}");
     }
@@ -280,7 +276,7 @@ fn a_field_of_the_wrong_type_is_named_with_its_stratum() {
 /// budget's `predicted_s` for the model in `path`.
 fn predicted(dir: &Path, path: &Path) -> (f64, f64) {
     let out = budget(dir, path);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let s = &v["strata"][0];
     (
@@ -343,7 +339,7 @@ fn a_model_with_an_unscorable_form_is_written_and_read_back() {
         "the fixture has an unscorable form: {scores:?}"
     );
     let out = budget(dir.path(), &dir.path().join("calib-model.json"));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 // ---------------------------------------------------------------------------

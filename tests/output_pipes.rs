@@ -7,11 +7,13 @@
 //! far larger than a pipe's buffer (64 KiB on Linux), so calib is still writing
 //! when the reader goes away.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-const CALIB: &str = env!("CARGO_BIN_EXE_calib");
+use common::{at_repo_file, read_timings_at, stderr, stdout};
 
 /// Strata in the large timings file, and the length of each label: 200 table
 /// rows of over 1,000 characters, about 200 KB of fit table and 800 KB of
@@ -20,17 +22,13 @@ const STRATA: usize = 200;
 const LABEL_LEN: usize = 1_000;
 
 fn calib(dir: &Path) -> Command {
-    let mut c = Command::new(CALIB);
-    c.current_dir(dir)
-        .env_remove("SLURM_CLUSTER_NAME")
-        .env_remove("CC_CLUSTER")
-        .stdin(Stdio::null());
+    let mut c = common::calib();
+    c.current_dir(dir);
     c
 }
 
 fn partitions() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slurm/lab-sinfo-P-l.txt");
-    format!("@{}", path.display())
+    at_repo_file("tests/data/slurm/lab-sinfo-P-l.txt")
 }
 
 /// A timings file: per stratum, 3 runs of 10 units at about 1 s a unit.
@@ -93,7 +91,7 @@ fn read_one_line_then_close(command: &mut Command) -> (String, Output) {
 
 #[track_caller]
 fn assert_quiet_success(first: &str, out: &Output, expected_start: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(out);
     assert!(
         first.starts_with(expected_start),
         "first line: {first:.200}"
@@ -229,7 +227,7 @@ fn a_full_disk_behind_stdout_is_a_failure_with_a_message() {
         .stdout(full)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains("cannot write to standard output"),
@@ -272,9 +270,9 @@ fn fit_table_shows_a_70000_character_label_whole() {
         .args(["--units", "20"])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_row_of(&String::from_utf8_lossy(&out.stdout), &label);
+    assert_row_of(&stdout(&out), &label);
 }
 
 #[test]
@@ -289,9 +287,9 @@ fn budget_table_shows_a_70000_character_label_whole() {
         .arg(partitions())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_row_of(&String::from_utf8_lossy(&out.stdout), &label);
+    assert_row_of(&stdout(&out), &label);
 }
 
 // ---------------------------------------------------------------------------
@@ -299,12 +297,7 @@ fn budget_table_shows_a_70000_character_label_whole() {
 // the echo, never the units.
 
 fn probe(dir: &Path) -> Command {
-    let mut c = Command::new(CALIB);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SLURM_") || key == "CC_CLUSTER" {
-            c.env_remove(key);
-        }
-    }
+    let mut c = common::calib();
     c.env("SLURM_JOB_ID", "4242")
         .env("SLURM_CLUSTER_NAME", "testcluster")
         .arg("probe")
@@ -315,19 +308,14 @@ fn probe(dir: &Path) -> Command {
             "sh",
             "-c",
             "i=0; while [ $i -lt 50 ]; do i=$((i+1)); echo \"step $i\"; echo \"log $i\" >&2; done",
-        ])
-        .stdin(Stdio::null());
+        ]);
     c
 }
 
 /// The unit numbers recorded under `dir/timings`.
 fn units_recorded(dir: &Path) -> Vec<u64> {
-    let read = calib::timings::read_timings(
-        &[dir.join("timings")],
-        &calib::timings::IngestOptions::default(),
-    )
-    .expect("the rows parse");
-    read.runs
+    read_timings_at(&dir.join("timings"))
+        .runs
         .iter()
         .flat_map(|run| run.points.iter().map(|&(unit, _)| unit))
         .collect()
@@ -354,7 +342,7 @@ fn probe_with_stdout_closed_says_so_on_stderr_and_records_every_unit() {
         .stderr(Stdio::piped())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("standard output is closed"), "{stderr}");
     // The command's stderr still passes through.

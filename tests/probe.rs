@@ -2,57 +2,34 @@
 //! through the built binary; the rows are read back with the reader `calib fit`
 //! uses.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use calib::timings::{read_timings, IngestOptions, RunEnd, RunTimings};
-
-const CALIB: &str = env!("CARGO_BIN_EXE_calib");
+use common::{calib, files_in as files, repo_file, stderr, stdout};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/probe")
-        .join(name)
+    repo_file("tests/fixtures/probe").join(name)
 }
 
 /// calib probe, as inside a Slurm allocation on a cluster called `testcluster`
 /// (so that the login-node gate does not apply), with `--out dir`.
 fn probe(dir: &Path) -> Command {
-    let mut c = Command::new(CALIB);
-    clear_slurm(&mut c);
+    let mut c = calib();
     c.env("SLURM_JOB_ID", "4242")
         .env("SLURM_CLUSTER_NAME", "testcluster")
         .arg("probe")
         .arg("--out")
-        .arg(dir)
-        .stdin(Stdio::null());
+        .arg(dir);
     c
-}
-
-fn clear_slurm(c: &mut Command) {
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SLURM_") || key == "CC_CLUSTER" || key == "PYTHONUNBUFFERED" {
-            c.env_remove(key);
-        }
-    }
 }
 
 fn run(c: &mut Command) -> Output {
     c.output().expect("calib runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 fn runs(dir: &Path) -> Vec<RunTimings> {
@@ -142,8 +119,7 @@ fn units_limit_stops_a_shell_loop_and_every_row_carries_the_fingerprint() {
         "{err}"
     );
     // Pass-through: the loop's own lines reach calib's stdout unchanged.
-    assert!(String::from_utf8_lossy(&out.stdout)
-        .starts_with("epoch 1/1000\nepoch 2/1000\nepoch 3/1000\n"));
+    assert!(stdout(&out).starts_with("epoch 1/1000\nepoch 2/1000\nepoch 3/1000\n"));
 }
 
 fn which(program: &str) -> bool {
@@ -282,7 +258,7 @@ fn repeat_substitutes_rep_and_gives_each_run_its_own_id_in_one_file() {
         "echo seed={rep}; for i in 1 2 3; do echo CALIB_UNIT; done",
     ]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = stdout(&out);
     for seed in 0..3 {
         assert!(stdout.contains(&format!("seed={seed}\n")), "{stdout}");
     }
@@ -396,8 +372,7 @@ fn login_node_is_refused_with_a_salloc_line_unless_allowed() {
     std::fs::set_permissions(&sbatch, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let out_dir = dir.path().join("out");
-    let mut c = Command::new(CALIB);
-    clear_slurm(&mut c);
+    let mut c = calib();
     let out = run(c
         .env("PATH", &path)
         .arg("probe")
@@ -419,8 +394,7 @@ fn login_node_is_refused_with_a_salloc_line_unless_allowed() {
     assert!(err.contains("--allow-login"), "{err}");
     assert!(files(&out_dir).is_empty());
 
-    let mut c = Command::new(CALIB);
-    clear_slurm(&mut c);
+    let mut c = calib();
     let out = run(c
         .env("PATH", &path)
         .arg("probe")
@@ -451,8 +425,7 @@ fn outside_slurm_a_laptop_probes_and_records_cluster_local() {
     let sh = String::from_utf8(sh.stdout).unwrap().trim().to_string();
     std::os::unix::fs::symlink(&sh, bin.join("sh")).unwrap();
     let out_dir = dir.path().join("out");
-    let mut c = Command::new(CALIB);
-    clear_slurm(&mut c);
+    let mut c = calib();
     let out = run(c
         .env("PATH", &bin)
         .arg("probe")
@@ -608,7 +581,7 @@ fn term_to_calib_reaches_the_command_and_the_end_row_is_written() {
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("got-term"));
+    assert!(stdout(&out).contains("got-term"));
     let r = &runs(dir.path())[0];
     assert!(r.points.len() >= 2);
     let (end, n, _) = r.end.clone().unwrap();
@@ -661,25 +634,8 @@ fn usr1_is_passed_to_the_command_without_stopping_calib() {
     unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) };
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("got-usr1"));
+    assert!(stdout(&out).contains("got-usr1"));
     assert_eq!(runs(dir.path())[0].end.clone().unwrap().0, RunEnd::Exit(0));
-}
-
-#[test]
-fn help_teaches_with_examples() {
-    let out = run(Command::new(CALIB).args(["probe", "--help"]));
-    let help = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "Examples:",
-        "--units",
-        "--unit-regex",
-        "CALIB_UNIT",
-        "--lengths",
-        "{rep}",
-        "salloc",
-    ] {
-        assert!(help.contains(needle), "{needle} missing from:\n{help}");
-    }
 }
 
 #[test]

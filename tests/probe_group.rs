@@ -2,24 +2,19 @@
 //! stopped from outside: killed outright (`kill -9`), or sent `TERM` while the
 //! command ignores `TERM`.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use calib::timings::{read_timings, IngestOptions, RunEnd};
 
-const CALIB: &str = env!("CARGO_BIN_EXE_calib");
-
 /// calib probe inside a pretend allocation, stdin not a terminal (so the
 /// command gets its own process group), `PIDFILE` set for the command.
 fn spawn_probe(out: &Path, pidfile: &Path, grace: &str, script: &str) -> Child {
-    let mut c = Command::new(CALIB);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SLURM_") {
-            c.env_remove(key);
-        }
-    }
-    c.env("SLURM_JOB_ID", "7")
+    common::calib()
+        .env("SLURM_JOB_ID", "7")
         .env("PIDFILE", pidfile)
         .args([
             "probe",

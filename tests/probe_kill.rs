@@ -9,14 +9,15 @@
 //! The moments come from a small PRNG seeded by the clock; the seed is printed,
 //! and `PROBE_KILL_SEED=<seed>` replays a failing sequence.
 
+mod common;
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use calib::timings::{read_timings, IngestOptions, IngestWarning, RunEnd, Timings};
 
-const CALIB: &str = env!("CARGO_BIN_EXE_calib");
 const ITERATIONS: usize = 50;
 
 /// Units of some tens of microseconds: a `step N` marker, a little work, a
@@ -53,13 +54,8 @@ impl Rng {
 }
 
 fn spawn_probe(out: &Path, stdout: &Path, pidfile: &Path) -> std::process::Child {
-    let mut c = Command::new(CALIB);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SLURM_") {
-            c.env_remove(key);
-        }
-    }
-    c.env("SLURM_JOB_ID", "9")
+    common::calib()
+        .env("SLURM_JOB_ID", "9")
         .env("PIDFILE", pidfile)
         .args(["probe", "-s", "k=kill", "--show-units", "0", "--out"])
         .arg(out)

@@ -1,37 +1,24 @@
 //! `calib probe` names its file after the stratum, and a long stratum still
 //! gives a valid, distinct file name (the slug is cut and ends with a hash).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use calib::timings::{read_timings, IngestOptions};
-
-const CALIB: &str = env!("CARGO_BIN_EXE_calib");
+use common::{calib, files_in, read_timings_at, stderr};
 
 /// Probes `stratum` into `out` with a one-unit command; returns its file.
 fn probe(out: &Path, stratum: &str) -> PathBuf {
-    let mut c = Command::new(CALIB);
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SLURM_") {
-            c.env_remove(key);
-        }
-    }
-    let before = files(out);
-    let result = c
+    let before = files_in(out);
+    let result = calib()
         .env("SLURM_JOB_ID", "11")
         .args(["probe", "--out"])
         .arg(out)
         .args(["-s", stratum, "--", "sh", "-c", "echo CALIB_UNIT"])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(
-        result.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    let new: Vec<PathBuf> = files(out)
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let new: Vec<PathBuf> = files_in(out)
         .into_iter()
         .filter(|f| !before.contains(f))
         .collect();
@@ -39,16 +26,9 @@ fn probe(out: &Path, stratum: &str) -> PathBuf {
     new.into_iter().next().unwrap()
 }
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default()
-}
-
 /// The stratum recorded in `file`, in canonical text.
 fn recorded_stratum(file: &Path) -> String {
-    let t = read_timings(&[file.to_path_buf()], &IngestOptions::default()).unwrap();
-    t.runs[0].stratum.canonical()
+    read_timings_at(file).runs[0].stratum.canonical()
 }
 
 /// The stratum part of a file name: everything before the first `__`.

@@ -12,19 +12,18 @@
 //! Input side: the built binary refuses a control character in each way a
 //! label or name comes in, with exit status 2 and a message naming where.
 
+mod common;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use calib::budget::export::{job_name, ExportContext, Format};
 use calib::budget::{self, Budget, BudgetOptions, Status, Target};
-use calib::fit::{fit_timings, FitOptions};
 use calib::slurm::partitions::parse_partitions;
 use calib::slurm::time::format_sbatch_time;
 use calib::synth;
-use calib::timings::{read_timings, IngestOptions};
-
-const CALIB: &str = env!("CARGO_BIN_EXE_calib");
+use common::{calib, fit_csv, stderr, stdout};
 
 fn have_bash() -> bool {
     Command::new("bash")
@@ -35,7 +34,7 @@ fn have_bash() -> bool {
 
 /// A fitted budget of one stratum (3 tasks of 100 units), measured with
 /// rows written by the synthetic generator.
-fn honest_budget(dir: &Path) -> Budget {
+fn honest_budget() -> Budget {
     let mut csv = synth::HEADER.to_string();
     for k in 0..3u64 {
         let spec = synth::RunSpec {
@@ -51,10 +50,7 @@ fn honest_budget(dir: &Path) -> Budget {
         };
         synth::write_unit_rows(&mut csv, &spec, &mut synth::Rng::new(7 + k));
     }
-    let path = dir.join("t.csv");
-    std::fs::write(&path, csv).unwrap();
-    let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
-    let report = fit_timings(&timings, &FitOptions::default()).unwrap();
+    let report = fit_csv(&csv);
     let list = parse_partitions(
         "cpu_b1* 3:00:00\ncpu_b2 12:00:00\n",
         &calib::error::Origin::Argument("test".into()),
@@ -161,7 +157,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let honest = honest_budget(dir.path());
+    let honest = honest_budget();
     let sentinel = dir.path().join("pwned");
     let bin = dir.path().join("bin");
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
@@ -195,7 +191,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
         assert!(
             syntax.status.success(),
             "{case}: bash -n: {}\n{script}",
-            String::from_utf8_lossy(&syntax.stderr)
+            stderr(&syntax)
         );
         let ran = Command::new("bash")
             .arg(&file)
@@ -204,11 +200,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        assert!(
-            ran.status.success(),
-            "{case}: {}\n{script}",
-            String::from_utf8_lossy(&ran.stderr)
-        );
+        assert!(ran.status.success(), "{case}: {}\n{script}", stderr(&ran));
         assert!(!sentinel.exists(), "{case}: the payload ran\n{script}");
         assert_eq!(
             std::fs::read_dir(&work).unwrap().count(),
@@ -265,27 +257,10 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
 
 // ---- input side: the built binary ----
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn clean(c: &mut Command) -> &mut Command {
-    for (key, _) in std::env::vars() {
-        if key.starts_with("SLURM_") || key == "CC_CLUSTER" {
-            c.env_remove(key);
-        }
-    }
-    c.stdin(Stdio::null())
-}
-
 fn assert_refused(out: &Output, names: &[&str]) {
     let err = stderr(out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        out.stdout.is_empty(),
-        "nothing emitted: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert!(out.stdout.is_empty(), "nothing emitted: {}", stdout(out));
     assert!(err.contains("U+000A"), "{err}");
     for name in names {
         assert!(err.contains(name), "`{name}` not named in: {err}");
@@ -296,7 +271,7 @@ fn assert_refused(out: &Output, names: &[&str]) {
 fn probe_refuses_a_stratum_with_a_newline() {
     let dir = tempfile::tempdir().unwrap();
     let sentinel = dir.path().join("pwned");
-    let out = clean(&mut Command::new(CALIB))
+    let out = calib()
         .env("SLURM_JOB_ID", "1")
         .arg("probe")
         .arg("--out")
@@ -347,7 +322,7 @@ fn budget_refuses_timings_rows_with_a_newline_in_a_label_or_fingerprint() {
         ("cpu_model", "EPYC\n#SBATCH --wrap=id", "`cpu_model`"),
     ] {
         let file = timings_with(dir.path(), column, value);
-        let out = clean(&mut Command::new(CALIB))
+        let out = calib()
             .args(["budget", "--units", "10", "--format", "sbatch"])
             .args(["--partitions", "cpu* 1:00:00"])
             .arg(&file)
@@ -363,7 +338,7 @@ fn budget_refuses_text_flags_with_a_newline() {
     let dir = tempfile::tempdir().unwrap();
     let file = timings_with(dir.path(), "none", "");
     for flag in ["--unit-name", "--script", "--cluster", "--cpu-model"] {
-        let out = clean(&mut Command::new(CALIB))
+        let out = calib()
             .args(["budget", "--units", "10", "--format", "sbatch"])
             .args(["--partitions", "cpu* 1:00:00"])
             .arg(flag)
@@ -381,7 +356,7 @@ fn a_grid_file_with_a_control_character_in_a_stratum_is_refused() {
     let file = timings_with(dir.path(), "none", "");
     let grid = dir.path().join("grid.csv");
     std::fs::write(&grid, "stratum,units\n\"d=a\nx=1\",10\n").unwrap();
-    let out = clean(&mut Command::new(CALIB))
+    let out = calib()
         .args(["budget", "--format", "sbatch", "--grid"])
         .arg(&grid)
         .args(["--partitions", "cpu* 1:00:00"])

@@ -15,22 +15,21 @@ use std::time::Duration;
 
 use calib::timings::{read_timings, IngestOptions, RunEnd};
 use common::slurm::{require_lab, sacct_text, submit, wait_done};
+use common::{repo_file, stderr, stdout, CALIB};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_calib");
-
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/e2e")
-        .join(name)
+    repo_file("tests/fixtures/e2e").join(name)
 }
 
 fn workload() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/workloads/growing_population.py")
+    repo_file("examples/workloads/growing_population.py")
 }
 
+/// calib as a user on the cluster runs it: with the environment of the test
+/// (on the lab, that of its login node).
 fn calib(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
+    Command::new(CALIB)
         .args(args)
         .current_dir(dir)
         .output()
@@ -42,10 +41,10 @@ fn ok_stdout(out: &std::process::Output, what: &str) -> String {
         out.status.success(),
         "{what} failed ({}):\n{}\n{}",
         out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        stdout(out),
+        stderr(out)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    stdout(out)
 }
 
 fn sinfo_partitions() -> String {
@@ -67,7 +66,7 @@ fn probe_array_fit_budget_submit_and_audit() {
     let runs = work.join("runs");
     std::fs::create_dir_all(&runs).unwrap();
     let env = format!(
-        "--export=ALL,CALIB={BIN},CALIB_OUT={},WORKLOAD={}",
+        "--export=ALL,CALIB={CALIB},CALIB_OUT={},WORKLOAD={}",
         probes.display(),
         workload().display()
     );
@@ -191,7 +190,7 @@ fn probe_array_fit_budget_submit_and_audit() {
             .arg("-c")
             .arg(line.replacen("sbatch ", "sbatch --parsable ", 1))
             .current_dir(work)
-            .env("CALIB", BIN)
+            .env("CALIB", CALIB)
             .env("CALIB_OUT_RUN", &runs)
             .env("WORKLOAD", workload())
             .output()
@@ -251,7 +250,7 @@ fn a_walltime_kill_keeps_every_finished_unit() {
     let out = work.join("timings");
     // A unit every 0.5 s for 5 minutes, under a one-minute limit.
     let script = format!(
-        "#!/bin/bash\nexec {BIN} probe --stratum case=kill --out {} -- sh -c 'i=0; while [ $i -lt 600 ]; do sleep 0.5; i=$((i+1)); echo \"step $i\"; done'\n",
+        "#!/bin/bash\nexec {CALIB} probe --stratum case=kill --out {} -- sh -c 'i=0; while [ $i -lt 600 ]; do sleep 0.5; i=$((i+1)); echo \"step $i\"; done'\n",
         out.display()
     );
     let id = submit(

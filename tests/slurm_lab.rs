@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::slurm::{require_lab, submit, wait_done};
 
 fn calib_audit(args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_calib"))
+    let out = Command::new(common::CALIB)
         .arg("audit")
         .args(args)
         .args(["--format", "json"])
@@ -22,7 +22,7 @@ fn calib_audit(args: &[&str]) -> serde_json::Value {
     assert!(
         out.status.success(),
         "calib audit {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        common::stderr(&out)
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
