@@ -135,6 +135,24 @@ fn rate_sum_of_squares(runs: &[RunDivergence], rates: &[f64]) -> f64 {
     (ss - runs.len().saturating_sub(1) as f64 * noise).max(0.0)
 }
 
+/// The runs' mean current rate, its shift from their mean level shrunk by the
+/// shift's own noise (positive-part James–Stein: `1 - (2 se)² / shift²`, at
+/// least 0; Efron & Morris, JASA 1973). A shift of the rate away from the
+/// level is a regime change inside the probe, which the centre of the
+/// projection follows; a shift no larger than twice its standard error (a few
+/// noisy last units, two runs) is mostly noise, and the centre stays near the
+/// level.
+fn shrunk_rate_shift(runs: &[RunDivergence], mean_level: f64, mean_rate: f64) -> f64 {
+    let r = runs.len().max(1) as f64;
+    let noise = runs.iter().map(|x| x.rate_noise_var).sum::<f64>() / r / r;
+    let shift = mean_rate - mean_level;
+    if shift == 0.0 {
+        return mean_rate;
+    }
+    let keep = (1.0 - 4.0 * noise / (shift * shift)).max(0.0);
+    mean_level + keep * shift
+}
+
 /// A variance with its prior and posterior (scaled-inverse-χ²).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PooledVariance {
@@ -224,7 +242,7 @@ pub fn spread(
     let levels: Vec<f64> = runs.iter().map(|r| r.ln_level).collect();
     let rates: Vec<f64> = runs.iter().map(|r| r.ln_rate).collect();
     let (mean_l, ss_l) = moments(&levels);
-    let mean_d = moments(&rates).0;
+    let mean_d = shrunk_rate_shift(runs, mean_l, moments(&rates).0);
     let ss_d = rate_sum_of_squares(runs, &rates);
     let fixed = prior.prior_sd * prior.prior_sd;
     let (prior_l, prior_d, weight) = match campaign {
