@@ -32,7 +32,7 @@ fn table(report: &FitReport) -> Table {
     if let Some(n) = units {
         header.push(format!("mean under x (N={n})"));
         header.push(format!("predicted N={n}"));
-        header.push("floor".into());
+        header.push("measured".into());
         header.push(format!("upper {:.0}%", conf * 100.0));
     } else {
         header.push("mean under x (N=probe)".into());
