@@ -541,9 +541,17 @@ fn refused_as_input(error: &Error, origin: &str, bytes: &[u8]) -> Result<(), Tes
     Ok(())
 }
 
+/// A folder of this test thread's own for the readers that take a path: one
+/// per thread, reused by every case (a file rewritten each time).
+fn scratch() -> std::path::PathBuf {
+    thread_local! {
+        static DIR: tempfile::TempDir = tempfile::tempdir().unwrap();
+    }
+    DIR.with(|d| d.path().to_path_buf())
+}
+
 fn check_timings(bytes: &[u8], foreign: bool, per_unit: bool) -> Result<(), TestCaseError> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write_file(dir.path(), "fuzz.csv", bytes);
+    let path = write_file(&scratch(), "fuzz.csv", bytes);
     let options = timings_options(foreign, per_unit);
     match read_timings(std::slice::from_ref(&path), &options) {
         Ok(timings) => {
@@ -603,8 +611,7 @@ fn check_sacct(bytes: &[u8], options: &SacctOptions) -> Result<(), TestCaseError
 }
 
 fn check_model(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write_file(dir.path(), "model.json", bytes);
+    let path = write_file(&scratch(), "model.json", bytes);
     match ModelFile::load(&path) {
         Ok(model) => {
             // What budget does with a model: project each stratum.
