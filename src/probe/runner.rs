@@ -13,6 +13,7 @@
 use std::ffi::OsString;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec};
@@ -175,37 +176,13 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
             let ms = t.saturating_duration_since(now).as_millis().min(999) as u64;
             Duration::from_millis(ms + 1)
         });
-        // Which streams polled readable (or closed), by their index in `streams`.
-        let mut readable = [false; 2];
-        // None: interrupted by a signal, which the wake-up pipe then holds.
-        let ready = {
-            let wake = PollFd::from_borrowed_fd(ctx.signals.wake_fd(), PollFlags::IN);
-            let mut fds = [wake.clone(), wake.clone(), wake];
-            let mut polled = 1;
-            let mut which = [0usize; 2];
-            for (i, s) in streams.iter().enumerate() {
-                if let Some(fd) = &s.fd {
-                    fds[polled] = PollFd::new(fd, PollFlags::IN);
-                    which[polled - 1] = i;
-                    polled += 1;
-                }
-            }
-            let ready = match rustix::event::poll(&mut fds[..polled], Some(&timespec(timeout))) {
-                Ok(n) => Some(n),
-                Err(Errno::INTR) => None,
-                Err(e) => return Err(Error::io("poll failed", e.into())),
-            };
-            for k in 0..polled - 1 {
-                readable[which[k]] = !fds[k + 1].revents().is_empty();
-            }
-            ready
-        };
+        let polled = wait_for_events(ctx.signals, &streams, timeout)?;
 
         // Signals to calib. The command is reaped only when it may have
         // changed state (CHLD, a closed stream, or a quiet second), not on
         // every read.
-        let mut check_child = ready == Some(0);
-        if ready != Some(0) {
+        let mut check_child = polled.timed_out();
+        if !polled.timed_out() {
             for received in ctx.signals.take() {
                 if received.signal == libc::SIGCHLD {
                     check_child = true;
@@ -217,8 +194,8 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
 
         // Output of the command.
         let mut bytes_read = 0usize;
-        for i in 0..streams.len() {
-            if !readable[i] {
+        for (i, readable) in polled.readable.into_iter().enumerate() {
+            if !readable {
                 continue;
             }
             // A few reads per wake-up, so that one busy stream cannot starve
@@ -325,15 +302,7 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
     let (status, exited) = process.exit.expect("the loop ends after the command exits");
     let stopped = process.stopped;
     let exit_elapsed = (exited - start).as_secs_f64().max(run.last_elapsed);
-    let (mut end, mut code) = match (status.code(), status.signal()) {
-        (Some(code), _) => (RunEnd::Exit(code), code),
-        (None, Some(sig)) => (RunEnd::Signal(signal_name(sig)), 128 + sig),
-        (None, None) => (RunEnd::Exit(1), 1),
-    };
-    if stopped == Some(StopReason::Limit) {
-        end = RunEnd::Limit;
-        code = 0;
-    }
+    let Ending { end, status: code } = Ending::of(status, stopped);
     let mut units = run.units;
     if let Some(length) = spec.length {
         let completed = end == RunEnd::Exit(0) && stopped.is_none();
@@ -357,6 +326,83 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
         stats: run.stats,
         write_error: run.write_error,
     })
+}
+
+/// What one poll of the wake-up pipe and the command's streams found.
+struct Polled {
+    /// `None`: interrupted by a signal, which the wake-up pipe then holds.
+    ready: Option<usize>,
+    /// Which streams are readable (or closed), by their index in `streams`.
+    readable: [bool; 2],
+}
+
+impl Polled {
+    /// Nothing happened within the timeout.
+    fn timed_out(&self) -> bool {
+        self.ready == Some(0)
+    }
+}
+
+/// Sleeps until a signal, output on (or the end of) a stream, or `timeout`.
+fn wait_for_events(
+    signals: &SignalGuard,
+    streams: &[Stream; 2],
+    timeout: Duration,
+) -> Result<Polled> {
+    let wake = PollFd::from_borrowed_fd(signals.wake_fd(), PollFlags::IN);
+    let mut fds = [wake.clone(), wake.clone(), wake];
+    let mut polled = 1;
+    let mut which = [0usize; 2];
+    for (i, s) in streams.iter().enumerate() {
+        if let Some(fd) = &s.fd {
+            fds[polled] = PollFd::new(fd, PollFlags::IN);
+            which[polled - 1] = i;
+            polled += 1;
+        }
+    }
+    let ready = match rustix::event::poll(&mut fds[..polled], Some(&timespec(timeout))) {
+        Ok(n) => Some(n),
+        Err(Errno::INTR) => None,
+        Err(e) => return Err(Error::io("poll failed", e.into())),
+    };
+    let mut readable = [false; 2];
+    for k in 0..polled - 1 {
+        readable[which[k]] = !fds[k + 1].revents().is_empty();
+    }
+    Ok(Polled { ready, readable })
+}
+
+/// How a run ended, as recorded and as calib's exit status.
+struct Ending {
+    end: RunEnd,
+    /// The command's exit code, or 128 + the signal that killed it.
+    status: i32,
+}
+
+impl Ending {
+    fn of(status: ExitStatus, stopped: Option<StopReason>) -> Ending {
+        if stopped == Some(StopReason::Limit) {
+            // Stopped at the unit limit: the run did what was asked.
+            return Ending {
+                end: RunEnd::Limit,
+                status: 0,
+            };
+        }
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Ending {
+                end: RunEnd::Exit(code),
+                status: code,
+            },
+            (None, Some(sig)) => Ending {
+                end: RunEnd::Signal(signal_name(sig)),
+                status: 128 + sig,
+            },
+            (None, None) => Ending {
+                end: RunEnd::Exit(1),
+                status: 1,
+            },
+        }
+    }
 }
 
 fn prepare_pipe(fd: &OwnedFd) {
