@@ -31,6 +31,9 @@ pub use duration::human_duration;
 
 use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};
+use std::os::fd::BorrowedFd;
+
+use rustix::event::{PollFd, PollFlags, Timespec};
 
 use crate::error::{Error, Result};
 
@@ -57,10 +60,10 @@ pub enum Stream {
 }
 
 impl Stream {
-    fn fd(self) -> i32 {
+    fn fd(self) -> BorrowedFd<'static> {
         match self {
-            Stream::Stdout => libc::STDOUT_FILENO,
-            Stream::Stderr => libc::STDERR_FILENO,
+            Stream::Stdout => rustix::stdio::stdout(),
+            Stream::Stderr => rustix::stdio::stderr(),
         }
     }
 
@@ -117,6 +120,12 @@ fn to_stderr(line: &str) {
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
+/// How long [`write_raw`] waits for a full descriptor before trying again.
+const POLL_FULL_WAIT: Timespec = Timespec {
+    tv_sec: 1,
+    tv_nsec: 0,
+};
+
 /// `write(2)` of all of `bytes` to `stream`, unbuffered: probe's pass-through
 /// and console. Waits when the descriptor is non-blocking and full (a
 /// terminal or pipe the probed command left in that mode); retries when
@@ -124,26 +133,16 @@ fn to_stderr(line: &str) {
 pub fn write_raw(stream: Stream, mut bytes: &[u8]) -> io::Result<()> {
     let fd = stream.fd();
     while !bytes.is_empty() {
-        // SAFETY: writes from a valid slice to a descriptor calib owns for its
-        // lifetime; a closed descriptor gives EBADF, not undefined behaviour.
-        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-        if n >= 0 {
-            bytes = &bytes[n as usize..];
-            continue;
-        }
-        let e = io::Error::last_os_error();
-        match e.kind() {
-            ErrorKind::Interrupted => {}
-            ErrorKind::WouldBlock => {
-                let mut p = libc::pollfd {
-                    fd,
-                    events: libc::POLLOUT,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd.
-                unsafe { libc::poll(&mut p, 1, 1000) };
+        // A closed descriptor gives EBADF, returned like any other error.
+        match rustix::io::write(fd, bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(rustix::io::Errno::INTR) => {}
+            Err(rustix::io::Errno::AGAIN) => {
+                let mut p = [PollFd::from_borrowed_fd(fd, PollFlags::OUT)];
+                // Only a wait: a failed poll shows again in the next write.
+                let _ = rustix::event::poll(&mut p, Some(&POLL_FULL_WAIT));
             }
-            _ => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(())

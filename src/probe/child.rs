@@ -42,7 +42,9 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use super::signals::{Received, PASS_SIGNALS, STOP_SIGNALS};
+use rustix::process::{Pid, Signal};
+
+use super::signals::{to_signal, Received, PASS_SIGNALS, STOP_SIGNALS};
 use crate::error::{Error, Result};
 
 /// Why calib itself stopped the command.
@@ -106,17 +108,12 @@ impl Supervised {
             command.env("PYTHONUNBUFFERED", "1");
         }
         #[cfg(target_os = "linux")]
-        // SAFETY: the closure runs between fork and exec and calls only prctl,
-        // which is async-signal-safe.
+        // SAFETY: std makes pre_exec unsafe because the closure runs in the
+        // forked child before exec, where only async-signal-safe calls are
+        // allowed; it makes one prctl system call and touches no memory.
         unsafe {
             command.pre_exec(|| {
-                libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGTERM as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                );
+                let _ = rustix::process::set_parent_process_death_signal(Some(Signal::TERM));
                 Ok(())
             });
         }
@@ -160,10 +157,19 @@ impl Supervised {
     }
 
     fn signal(&self, sig: i32) {
-        if self.exit.is_none() {
-            // SAFETY: signalling our own, not yet reaped child (or its group).
-            unsafe { libc::kill(self.target, sig) };
+        if self.exit.is_some() {
+            return;
         }
+        // Our own, not yet reaped child (or its group), so the pid is not reused.
+        let (Some(sig), Some(pid)) = (to_signal(sig), Pid::from_raw(self.target.abs())) else {
+            return;
+        };
+        // A failure means the command (or its whole group) is already gone.
+        let _ = if self.own_group {
+            rustix::process::kill_process_group(pid, sig)
+        } else {
+            rustix::process::kill_process(pid, sig)
+        };
     }
 
     /// Stops the command: `TERM` and `CONT` (so that a stopped command can act

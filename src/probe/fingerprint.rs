@@ -59,15 +59,9 @@ pub(crate) fn cluster_name() -> String {
 }
 
 pub(crate) fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates
-    // when the name fits, and we stop at the first NUL or the buffer's end.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "unknown-host".to_string();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).trim().to_string();
+    // uname's node name is what gethostname(2) returns.
+    let uname = rustix::system::uname();
+    let name = uname.nodename().to_string_lossy().trim().to_string();
     if name.is_empty() {
         "unknown-host".to_string()
     } else {
@@ -99,15 +93,9 @@ fn cpu_model_from(cpuinfo: &str) -> Option<String> {
 pub(crate) fn cpus_allowed() -> Option<usize> {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it for pid 0
-        // (this thread) and CPU_COUNT reads it.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
-                let n = libc::CPU_COUNT(&set);
-                if n > 0 {
-                    return Some(n as usize);
-                }
+        if let Ok(set) = rustix::thread::sched_getaffinity(None) {
+            if set.count() > 0 {
+                return Some(set.count() as usize);
             }
         }
     }

@@ -171,14 +171,10 @@ impl Console {
 }
 
 fn terminal_width() -> usize {
-    // SAFETY: TIOCGWINSZ fills a winsize for a terminal descriptor.
-    unsafe {
-        let mut ws: libc::winsize = std::mem::zeroed();
-        if libc::ioctl(2, libc::TIOCGWINSZ, &mut ws) == 0 && ws.ws_col > 0 {
-            return ws.ws_col as usize;
-        }
+    match rustix::termios::tcgetwinsize(rustix::stdio::stderr()) {
+        Ok(size) if size.ws_col > 0 => size.ws_col as usize,
+        _ => 100,
     }
-    100
 }
 
 /// The units of one run so far, for the status and summary lines.

@@ -11,9 +11,14 @@
 //! [`super::child`].
 
 use std::ffi::OsString;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::fs::OFlags;
+use rustix::io::Errno;
 
 use super::child::{StopReason, Supervised};
 use super::marker::{LineScanner, UnitMatcher};
@@ -99,7 +104,7 @@ struct Stream {
 impl Stream {
     fn new(fd: Option<OwnedFd>, out: i32, name: &'static str, start: Instant) -> Stream {
         if let Some(fd) = &fd {
-            prepare_pipe(fd.as_raw_fd());
+            prepare_pipe(fd);
         }
         Stream {
             fd,
@@ -167,37 +172,17 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
             (None, Some((_, exited))) => Some(exited + DRAIN_AFTER_EXIT),
             (None, None) => None,
         };
-        let timeout_ms = wake_at.map_or(1000, |t| {
-            t.saturating_duration_since(now).as_millis().min(999) as i32 + 1
+        let timeout = wake_at.map_or(Duration::from_secs(1), |t| {
+            let ms = t.saturating_duration_since(now).as_millis().min(999) as u64;
+            Duration::from_millis(ms + 1)
         });
-        let mut fds = [libc::pollfd {
-            fd: ctx.signals.wake_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        }; 3];
-        let mut polled = 1;
-        let mut which = [0usize; 2];
-        for (i, s) in streams.iter().enumerate() {
-            if let Some(fd) = &s.fd {
-                fds[polled].fd = fd.as_raw_fd();
-                which[polled - 1] = i;
-                polled += 1;
-            }
-        }
-        // SAFETY: the first `polled` entries of fds are valid pollfds.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), polled as libc::nfds_t, timeout_ms) };
-        if ready < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(Error::io("poll failed", e));
-            }
-        }
+        let polled = wait_for_events(ctx.signals, &streams, timeout)?;
 
         // Signals to calib. The command is reaped only when it may have
         // changed state (CHLD, a closed stream, or a quiet second), not on
         // every read.
-        let mut check_child = ready == 0;
-        if ready != 0 {
+        let mut check_child = polled.timed_out();
+        if !polled.timed_out() {
             for received in ctx.signals.take() {
                 if received.signal == libc::SIGCHLD {
                     check_child = true;
@@ -209,70 +194,74 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
 
         // Output of the command.
         let mut bytes_read = 0usize;
-        for k in 0..polled - 1 {
-            if fds[k + 1].revents == 0 {
+        for (i, readable) in polled.readable.into_iter().enumerate() {
+            if !readable {
                 continue;
             }
-            let i = which[k];
             // A few reads per wake-up, so that one busy stream cannot starve
             // the other or the signals.
             for _ in 0..4 {
                 let Some(fd) = &streams[i].fd else { break };
-                // SAFETY: reading into our buffer from a descriptor we own.
-                let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-                if n > 0 {
-                    bytes_read += n as usize;
-                    let read_at = Instant::now();
-                    let chunk = &buf[..n as usize];
-                    let stream = &mut streams[i];
-                    let gap = read_at - stream.last_read;
-                    stream.last_read = read_at;
-                    if let Some(matcher) = ctx.matcher {
-                        markers.clear();
-                        // Lines are kept only to be shown (the first few units).
-                        let shown = ctx.show_units.saturating_sub(run.units as usize);
-                        stream.scanner.scan(matcher, chunk, |line| {
-                            let keep = markers.len() < shown;
-                            markers.push(if keep { line.to_vec() } else { Vec::new() });
-                        });
-                        if !markers.is_empty() {
-                            run.on_markers(
-                                ctx,
-                                &mut process,
-                                &markers,
-                                stream.name,
-                                read_at,
-                                Some(gap),
-                            );
+                match rustix::io::read(fd, &mut buf[..]) {
+                    Ok(0) => {
+                        let stream = &mut streams[i];
+                        if let Some(matcher) = ctx.matcher {
+                            markers.clear();
+                            stream
+                                .scanner
+                                .finish(matcher, |line| markers.push(line.to_vec()));
+                            if !markers.is_empty() {
+                                let name = stream.name;
+                                run.on_markers(
+                                    ctx,
+                                    &mut process,
+                                    &markers,
+                                    name,
+                                    Instant::now(),
+                                    None,
+                                );
+                            }
                         }
-                    }
-                    ctx.console.pass_through(stream.out, chunk);
-                    if (n as usize) < buf.len() {
+                        streams[i].fd = None;
+                        check_child = true;
                         break;
                     }
-                } else if n == 0 {
-                    let stream = &mut streams[i];
-                    if let Some(matcher) = ctx.matcher {
-                        markers.clear();
-                        stream
-                            .scanner
-                            .finish(matcher, |line| markers.push(line.to_vec()));
-                        if !markers.is_empty() {
-                            let name = stream.name;
-                            run.on_markers(ctx, &mut process, &markers, name, Instant::now(), None);
+                    Ok(n) => {
+                        bytes_read += n;
+                        let read_at = Instant::now();
+                        let chunk = &buf[..n];
+                        let stream = &mut streams[i];
+                        let gap = read_at - stream.last_read;
+                        stream.last_read = read_at;
+                        if let Some(matcher) = ctx.matcher {
+                            markers.clear();
+                            // Lines are kept only to be shown (the first few units).
+                            let shown = ctx.show_units.saturating_sub(run.units as usize);
+                            stream.scanner.scan(matcher, chunk, |line| {
+                                let keep = markers.len() < shown;
+                                markers.push(if keep { line.to_vec() } else { Vec::new() });
+                            });
+                            if !markers.is_empty() {
+                                run.on_markers(
+                                    ctx,
+                                    &mut process,
+                                    &markers,
+                                    stream.name,
+                                    read_at,
+                                    Some(gap),
+                                );
+                            }
                         }
-                    }
-                    streams[i].fd = None;
-                    check_child = true;
-                    break;
-                } else {
-                    match std::io::Error::last_os_error().kind() {
-                        std::io::ErrorKind::Interrupted => continue,
-                        std::io::ErrorKind::WouldBlock => break,
-                        _ => {
-                            streams[i].fd = None;
+                        ctx.console.pass_through(stream.out, chunk);
+                        if n < buf.len() {
                             break;
                         }
+                    }
+                    Err(Errno::INTR) => continue,
+                    Err(Errno::AGAIN) => break,
+                    Err(_) => {
+                        streams[i].fd = None;
+                        break;
                     }
                 }
             }
@@ -289,13 +278,12 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
             let busy = last_data.is_some_and(|t| now - t < BUSY_NAP * 2);
             last_data = Some(now);
             if busy && bytes_read < BUSY_BATCH && process.exit.is_none() {
-                let mut p = libc::pollfd {
-                    fd: ctx.signals.wake_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                // SAFETY: one valid pollfd; only signals end the nap early.
-                unsafe { libc::poll(&mut p, 1, BUSY_NAP.as_millis() as i32) };
+                let mut wake = [PollFd::from_borrowed_fd(
+                    ctx.signals.wake_fd(),
+                    PollFlags::IN,
+                )];
+                // Only signals end the nap early; a failed poll just ends it.
+                let _ = rustix::event::poll(&mut wake, Some(&timespec(BUSY_NAP)));
             }
         }
 
@@ -314,15 +302,7 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
     let (status, exited) = process.exit.expect("the loop ends after the command exits");
     let stopped = process.stopped;
     let exit_elapsed = (exited - start).as_secs_f64().max(run.last_elapsed);
-    let (mut end, mut code) = match (status.code(), status.signal()) {
-        (Some(code), _) => (RunEnd::Exit(code), code),
-        (None, Some(sig)) => (RunEnd::Signal(signal_name(sig)), 128 + sig),
-        (None, None) => (RunEnd::Exit(1), 1),
-    };
-    if stopped == Some(StopReason::Limit) {
-        end = RunEnd::Limit;
-        code = 0;
-    }
+    let Ending { end, status: code } = Ending::of(status, stopped);
     let mut units = run.units;
     if let Some(length) = spec.length {
         let completed = end == RunEnd::Exit(0) && stopped.is_none();
@@ -348,14 +328,99 @@ pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOu
     })
 }
 
-fn prepare_pipe(fd: i32) {
-    // SAFETY: fcntl on a pipe descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        // A larger pipe means fewer wake-ups for a chatty command (best effort).
-        #[cfg(target_os = "linux")]
-        libc::fcntl(fd, libc::F_SETPIPE_SZ, 1 << 20);
+/// What one poll of the wake-up pipe and the command's streams found.
+struct Polled {
+    /// `None`: interrupted by a signal, which the wake-up pipe then holds.
+    ready: Option<usize>,
+    /// Which streams are readable (or closed), by their index in `streams`.
+    readable: [bool; 2],
+}
+
+impl Polled {
+    /// Nothing happened within the timeout.
+    fn timed_out(&self) -> bool {
+        self.ready == Some(0)
+    }
+}
+
+/// Sleeps until a signal, output on (or the end of) a stream, or `timeout`.
+fn wait_for_events(
+    signals: &SignalGuard,
+    streams: &[Stream; 2],
+    timeout: Duration,
+) -> Result<Polled> {
+    let wake = PollFd::from_borrowed_fd(signals.wake_fd(), PollFlags::IN);
+    let mut fds = [wake.clone(), wake.clone(), wake];
+    let mut polled = 1;
+    let mut which = [0usize; 2];
+    for (i, s) in streams.iter().enumerate() {
+        if let Some(fd) = &s.fd {
+            fds[polled] = PollFd::new(fd, PollFlags::IN);
+            which[polled - 1] = i;
+            polled += 1;
+        }
+    }
+    let ready = match rustix::event::poll(&mut fds[..polled], Some(&timespec(timeout))) {
+        Ok(n) => Some(n),
+        Err(Errno::INTR) => None,
+        Err(e) => return Err(Error::io("poll failed", e.into())),
+    };
+    let mut readable = [false; 2];
+    for k in 0..polled - 1 {
+        readable[which[k]] = !fds[k + 1].revents().is_empty();
+    }
+    Ok(Polled { ready, readable })
+}
+
+/// How a run ended, as recorded and as calib's exit status.
+struct Ending {
+    end: RunEnd,
+    /// The command's exit code, or 128 + the signal that killed it.
+    status: i32,
+}
+
+impl Ending {
+    fn of(status: ExitStatus, stopped: Option<StopReason>) -> Ending {
+        if stopped == Some(StopReason::Limit) {
+            // Stopped at the unit limit: the run did what was asked.
+            return Ending {
+                end: RunEnd::Limit,
+                status: 0,
+            };
+        }
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Ending {
+                end: RunEnd::Exit(code),
+                status: code,
+            },
+            (None, Some(sig)) => Ending {
+                end: RunEnd::Signal(signal_name(sig)),
+                status: 128 + sig,
+            },
+            (None, None) => Ending {
+                end: RunEnd::Exit(1),
+                status: 1,
+            },
+        }
+    }
+}
+
+fn prepare_pipe(fd: &OwnedFd) {
+    // Best effort: a blocking pipe still works, only a busy stream could then
+    // delay the signals.
+    if let Ok(flags) = rustix::fs::fcntl_getfl(fd) {
+        let _ = rustix::fs::fcntl_setfl(fd, flags | OFlags::NONBLOCK);
+    }
+    // A larger pipe means fewer wake-ups for a chatty command (best effort).
+    #[cfg(target_os = "linux")]
+    let _ = rustix::pipe::fcntl_setpipe_size(fd, 1 << 20);
+}
+
+/// A poll timeout.
+fn timespec(wait: Duration) -> Timespec {
+    Timespec {
+        tv_sec: wait.as_secs() as _,
+        tv_nsec: wait.subsec_nanos() as _,
     }
 }
 

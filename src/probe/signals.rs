@@ -11,8 +11,12 @@
 //! every process of the foreground group, the command included when it shares
 //! calib's group; the loop then does not send it a second time.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+
+use rustix::fs::OFlags;
+use rustix::io::FdFlags;
+use rustix::process::Signal;
 
 use crate::error::{Error, Result};
 
@@ -79,18 +83,10 @@ pub(crate) struct SignalGuard {
 
 impl SignalGuard {
     pub(crate) fn install() -> Result<SignalGuard> {
-        let mut fds = [0; 2];
-        // SAFETY: pipe fills two descriptors we then own.
-        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
-            return Err(Error::io(
-                "cannot create a pipe",
-                std::io::Error::last_os_error(),
-            ));
-        }
-        // SAFETY: both descriptors were just created and are owned here alone.
-        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (read, write) =
+            rustix::pipe::pipe().map_err(|e| Error::io("cannot create a pipe", e.into()))?;
         for fd in [&read, &write] {
-            set_flags(fd.as_raw_fd());
+            set_flags(fd);
         }
         WAKE_FD.store(write.as_raw_fd(), Ordering::SeqCst);
         let mut previous = Vec::new();
@@ -123,27 +119,16 @@ impl SignalGuard {
     }
 
     /// The descriptor to poll: readable when a signal arrived.
-    pub(crate) fn wake_fd(&self) -> i32 {
-        self.wake_read.as_raw_fd()
+    pub(crate) fn wake_fd(&self) -> BorrowedFd<'_> {
+        self.wake_read.as_fd()
     }
 
     /// Empties the wake-up pipe and returns the signals received since the last
     /// call (`CHLD` included), in signal-number order.
     pub(crate) fn take(&self) -> Vec<Received> {
         let mut buf = [0u8; 64];
-        loop {
-            // SAFETY: reading into a valid buffer from our non-blocking pipe.
-            let n = unsafe {
-                libc::read(
-                    self.wake_read.as_raw_fd(),
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                )
-            };
-            if n <= 0 {
-                break;
-            }
-        }
+        // Until the pipe is empty (EAGAIN) or fails.
+        while rustix::io::read(&self.wake_read, &mut buf).is_ok_and(|n| n > 0) {}
         let pending = PENDING.swap(0, Ordering::SeqCst);
         let terminal = FROM_TERMINAL.swap(0, Ordering::SeqCst);
         (1..64i32)
@@ -166,13 +151,30 @@ impl Drop for SignalGuard {
     }
 }
 
-fn set_flags(fd: i32) {
-    // SAFETY: fcntl on a descriptor we own.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+/// Non-blocking, so that neither the handler nor [`SignalGuard::take`] can
+/// hang on the pipe; close-on-exec, so that commands do not inherit it.
+fn set_flags(fd: &OwnedFd) {
+    if let Ok(flags) = rustix::fs::fcntl_getfl(fd) {
+        let _ = rustix::fs::fcntl_setfl(fd, flags | OFlags::NONBLOCK);
     }
+    let _ = rustix::io::fcntl_setfd(fd, FdFlags::CLOEXEC);
+}
+
+/// The signals calib sends to a command (those it forwards, and `KILL` and
+/// `CONT` when it stops one) as rustix's type; `None` for any other number.
+pub(crate) fn to_signal(sig: i32) -> Option<Signal> {
+    [
+        Signal::TERM,
+        Signal::INT,
+        Signal::HUP,
+        Signal::QUIT,
+        Signal::USR1,
+        Signal::USR2,
+        Signal::KILL,
+        Signal::CONT,
+    ]
+    .into_iter()
+    .find(|s| s.as_raw() == sig)
 }
 
 /// `TERM`, `KILL`, ...; other numbers as digits.
@@ -214,5 +216,17 @@ mod tests {
         assert_eq!(signal_name(libc::SIGTERM), "TERM");
         assert_eq!(signal_name(libc::SIGKILL), "KILL");
         assert_eq!(signal_name(40), "40");
+    }
+
+    #[test]
+    fn every_signal_calib_sends_has_a_rustix_signal() {
+        for sig in STOP_SIGNALS
+            .iter()
+            .chain(&PASS_SIGNALS)
+            .chain(&[libc::SIGKILL, libc::SIGCONT])
+        {
+            assert_eq!(to_signal(*sig).map(|s| s.as_raw()), Some(*sig));
+        }
+        assert_eq!(to_signal(libc::SIGSEGV), None);
     }
 }
