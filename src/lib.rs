@@ -27,6 +27,7 @@ pub(crate) mod shell;
 pub mod slurm;
 pub(crate) mod stats;
 pub mod stratum;
+#[cfg(feature = "test-support")]
 pub mod synth;
 pub mod timings;
 

@@ -6,6 +6,9 @@
 //! durations `c(i) x level x (1 + cv ε_i)` with ε_i standard normal (truncated so a
 //! duration stays positive), written as cumulative `elapsed_s` in the timings
 //! contract. The seed cases of design.md are provided as named scenarios.
+//!
+//! Compiled only with the `test-support` feature (the tests, examples and benches
+//! switch it on through a dev-dependency), so it is not part of the public API.
 
 use std::fmt::Write as _;
 

@@ -197,33 +197,54 @@ const B_MIN: f64 = -1.0;
 const B_MAX: f64 = 3.0;
 const B_STEP: f64 = 0.2;
 
-fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
-    let p = usize::from(startup) + 1;
-    // ln u1 of unit intervals, so that u1^b is one exp per observation.
-    let ln_u1: Vec<f64> = obs.iter().map(|o| (o.u1 as f64).ln()).collect();
-    let power_row = |i: usize, o: &Obs, b: f64, x: &mut Vec<f64>| {
-        x.clear();
-        if startup {
-            x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
+/// The observations of a power-law fit with what every evaluation at an
+/// exponent b reuses.
+struct PowerProfile<'a> {
+    obs: &'a [Obs],
+    startup: bool,
+    /// ln u1 of each observation, so that u1^b of a unit interval is one exp.
+    ln_u1: Vec<f64>,
+    /// Weighted Σy² over all observations.
+    yy: f64,
+}
+
+impl<'a> PowerProfile<'a> {
+    fn new(obs: &'a [Obs], startup: bool) -> PowerProfile<'a> {
+        PowerProfile {
+            obs,
+            startup,
+            ln_u1: obs.iter().map(|o| (o.u1 as f64).ln()).collect(),
+            yy: obs.iter().map(|o| o.weight() * o.syy).sum(),
         }
-        x.push(if o.u1 == o.u0 + 1 {
-            (b * ln_u1[i]).exp()
+    }
+
+    /// `C(u1) - C(u0)` of observation `i` for a unit coefficient and exponent `b`.
+    fn growth(&self, i: usize, o: &Obs, b: f64) -> f64 {
+        if o.u1 == o.u0 + 1 {
+            (b * self.ln_u1[i]).exp()
         } else {
             forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
-        });
-    };
-    // The profile only needs the residual sum of squares of a 1- or 2-parameter
-    // linear fit: accumulate its normal equations directly.
-    let yy: f64 = obs.iter().map(|o| o.weight() * o.syy).sum();
-    let rss_at = |b: f64| -> Option<f64> {
+        }
+    }
+
+    /// The design row of observation `i` at exponent `b`: (startup,) growth.
+    fn row(&self, i: usize, o: &Obs, b: f64, x: &mut Vec<f64>) {
+        x.clear();
+        if self.startup {
+            x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
+        }
+        x.push(self.growth(i, o, b));
+    }
+
+    /// The residual sum of squares of the linear fit at exponent `b`; `None`
+    /// when that fit is singular. It only needs a 1- or 2-parameter fit, so its
+    /// normal equations are accumulated directly.
+    fn rss_at(&self, b: f64) -> Option<f64> {
+        let startup = self.startup;
         let (mut a11, mut a12, mut a22, mut r1, mut r2) = (0.0, 0.0, 0.0, 0.0, 0.0);
-        for (i, o) in obs.iter().enumerate() {
+        for (i, o) in self.obs.iter().enumerate() {
             let w = o.weight();
-            let h = if o.u1 == o.u0 + 1 {
-                (b * ln_u1[i]).exp()
-            } else {
-                forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
-            };
+            let h = self.growth(i, o, b);
             a22 += w * o.n * h * h;
             r2 += w * h * o.sy;
             if startup && o.u0 == 0 {
@@ -239,50 +260,115 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
             }
             let t1 = (a22 * r1 - a12 * r2) / det;
             let t2 = (a11 * r2 - a12 * r1) / det;
-            yy - (t1 * r1 + t2 * r2)
+            self.yy - (t1 * r1 + t2 * r2)
         } else {
             if a22 <= 0.0 {
                 return None;
             }
-            yy - r2 * r2 / a22
+            self.yy - r2 * r2 / a22
         };
         rss.is_finite().then_some(rss.max(0.0))
-    };
-    // Grid, then golden section around the best grid point.
-    let mut best: Option<(f64, f64)> = None;
-    let steps = ((B_MAX - B_MIN) / B_STEP).round() as usize;
-    for k in 0..=steps {
-        let b = B_MIN + B_STEP * k as f64;
-        if let Some(rss) = rss_at(b) {
-            if best.is_none_or(|(_, r)| rss < r) {
-                best = Some((b, rss));
+    }
+
+    /// The exponent of least residual sum of squares: a grid over
+    /// [`B_MIN`, `B_MAX`], then golden section around the best grid point.
+    fn best_exponent(&self) -> Option<f64> {
+        let mut best: Option<(f64, f64)> = None;
+        let steps = ((B_MAX - B_MIN) / B_STEP).round() as usize;
+        for k in 0..=steps {
+            let b = B_MIN + B_STEP * k as f64;
+            if let Some(rss) = self.rss_at(b) {
+                if best.is_none_or(|(_, r)| rss < r) {
+                    best = Some((b, rss));
+                }
             }
         }
-    }
-    let (b0, _) = best?;
-    let (mut lo, mut hi) = ((b0 - B_STEP).max(B_MIN), (b0 + B_STEP).min(B_MAX));
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    let mut x1 = hi - g * (hi - lo);
-    let mut x2 = lo + g * (hi - lo);
-    let mut f1 = rss_at(x1).unwrap_or(f64::INFINITY);
-    let mut f2 = rss_at(x2).unwrap_or(f64::INFINITY);
-    for _ in 0..20 {
-        if f1 < f2 {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - g * (hi - lo);
-            f1 = rss_at(x1).unwrap_or(f64::INFINITY);
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + g * (hi - lo);
-            f2 = rss_at(x2).unwrap_or(f64::INFINITY);
+        let (b0, _) = best?;
+        let (mut lo, mut hi) = ((b0 - B_STEP).max(B_MIN), (b0 + B_STEP).min(B_MAX));
+        let g = (5f64.sqrt() - 1.0) / 2.0;
+        let rss_or_inf = |b: f64| self.rss_at(b).unwrap_or(f64::INFINITY);
+        let mut x1 = hi - g * (hi - lo);
+        let mut x2 = lo + g * (hi - lo);
+        let mut f1 = rss_or_inf(x1);
+        let mut f2 = rss_or_inf(x2);
+        for _ in 0..20 {
+            if f1 < f2 {
+                hi = x2;
+                x2 = x1;
+                f2 = f1;
+                x1 = hi - g * (hi - lo);
+                f1 = rss_or_inf(x1);
+            } else {
+                lo = x1;
+                x1 = x2;
+                f1 = f2;
+                x2 = lo + g * (hi - lo);
+                f2 = rss_or_inf(x2);
+            }
         }
+        Some((lo + hi) / 2.0)
     }
-    let b = (lo + hi) / 2.0;
-    let solved = solve(obs, p, |i, o, x| power_row(i, o, b, x))?;
+
+    /// Gauss–Newton covariance in (startup, a, b) at `params`; when J'WJ is
+    /// singular, the linear covariance of (startup, a) from `solved` with b's
+    /// entries left at 0.
+    fn covariance(&self, params: &Params, solved: &Solved, sigma2: f64) -> [[f64; 3]; 3] {
+        let startup = self.startup;
+        let (a, b) = (params.a, params.b);
+        let p = usize::from(startup) + 1;
+        let q = p + 1;
+        let jac = |i: usize, o: &Obs, x: &mut Vec<f64>| {
+            x.clear();
+            if startup {
+                x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
+            }
+            if o.u1 == o.u0 + 1 {
+                let h = (b * self.ln_u1[i]).exp();
+                x.push(h);
+                x.push(a * h * self.ln_u1[i]);
+            } else {
+                x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
+                x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
+            }
+        };
+        let mut jtwj = DMatrix::<f64>::zeros(q, q);
+        let mut x = Vec::with_capacity(q);
+        for (i, o) in self.obs.iter().enumerate() {
+            jac(i, o, &mut x);
+            let w = o.weight() * o.n;
+            for j in 0..q {
+                for k in 0..q {
+                    jtwj[(j, k)] += w * x[j] * x[k];
+                }
+            }
+        }
+        let mut cov = [[0.0; 3]; 3];
+        let offset = usize::from(!startup);
+        match inverse_checked(&jtwj) {
+            Some(inv) => {
+                for j in 0..q {
+                    for k in 0..q {
+                        cov[j + offset][k + offset] = sigma2 * inv[(j, k)];
+                    }
+                }
+            }
+            None => {
+                for j in 0..p {
+                    for k in 0..p {
+                        cov[j + offset][k + offset] = sigma2 * solved.inv[(j, k)];
+                    }
+                }
+            }
+        }
+        cov
+    }
+}
+
+fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
+    let p = usize::from(startup) + 1;
+    let profile = PowerProfile::new(obs, startup);
+    let b = profile.best_exponent()?;
+    let solved = solve(obs, p, |i, o, x| profile.row(i, o, b, x))?;
     let n = n_rows(obs);
     let df = (n - p as f64 - 1.0).max(0.0);
     let sigma2 = if df > 0.0 { solved.rss / df } else { 0.0 };
@@ -292,51 +378,7 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
         (0.0, solved.theta[0])
     };
     let params = Params { startup: s, a, b };
-    // Gauss–Newton covariance in (startup, a, b).
-    let q = p + 1;
-    let jac = |i: usize, o: &Obs, x: &mut Vec<f64>| {
-        x.clear();
-        if startup {
-            x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
-        }
-        if o.u1 == o.u0 + 1 {
-            let h = (b * ln_u1[i]).exp();
-            x.push(h);
-            x.push(a * h * ln_u1[i]);
-        } else {
-            x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
-            x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
-        }
-    };
-    let mut jtwj = DMatrix::<f64>::zeros(q, q);
-    let mut x = Vec::with_capacity(q);
-    for (i, o) in obs.iter().enumerate() {
-        jac(i, o, &mut x);
-        let w = o.weight() * o.n;
-        for j in 0..q {
-            for k in 0..q {
-                jtwj[(j, k)] += w * x[j] * x[k];
-            }
-        }
-    }
-    let mut cov = [[0.0; 3]; 3];
-    let offset = usize::from(!startup);
-    match inverse_checked(&jtwj) {
-        Some(inv) => {
-            for j in 0..q {
-                for k in 0..q {
-                    cov[j + offset][k + offset] = sigma2 * inv[(j, k)];
-                }
-            }
-        }
-        None => {
-            for j in 0..p {
-                for k in 0..p {
-                    cov[j + offset][k + offset] = sigma2 * solved.inv[(j, k)];
-                }
-            }
-        }
-    }
+    let cov = profile.covariance(&params, &solved, sigma2);
     Some(FormFit {
         form: Form::Power,
         params,

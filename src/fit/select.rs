@@ -100,154 +100,251 @@ fn span(fit: &FormFit, u0: u64, u1: u64) -> f64 {
     }
 }
 
-pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
-    let horizon = runs
-        .iter()
-        .filter_map(|r| r.points.last().map(|p| p.0))
-        .max()
-        .unwrap_or(0);
+/// The shape of the runs, as far as the choice of a holdout needs it.
+struct RunsShape {
+    /// The last unit of the longest run.
+    horizon: u64,
+    /// One row per run (a run length and its total) rather than per-unit rows.
+    run_length_rows: bool,
+    /// Distinct run lengths, sorted (run-length rows only; empty otherwise).
+    lengths: Vec<u64>,
+}
+
+fn runs_shape(runs: &[RunView]) -> RunsShape {
+    let last_units = || runs.iter().filter_map(|r| r.points.last().map(|p| p.0));
+    let horizon = last_units().max().unwrap_or(0);
     let run_length_rows = runs.iter().all(|r| r.points.len() <= 1);
-    let has = |f: Form| full.iter().any(|x| x.form == f);
     let mut lengths: Vec<u64> = Vec::new();
     if run_length_rows {
-        lengths = runs
-            .iter()
-            .filter_map(|r| r.points.last().map(|p| p.0))
-            .collect();
+        lengths = last_units().collect();
         lengths.sort_unstable();
         lengths.dedup();
     }
-    let fallback = |selection: Selection, lengths: Vec<u64>| {
-        let (chosen, runner_up, plausible) = match selection {
-            Selection::ProbeTooShort => (
-                Form::Constant,
-                Some(Form::Linear),
-                vec![Form::Constant, Form::Linear],
-            ),
-            Selection::TwoLengths => (Form::Power, Some(Form::Log), vec![Form::Power]),
-            _ => (Form::Constant, None, vec![Form::Constant]),
-        };
-        let mut plausible: Vec<Form> = plausible.into_iter().filter(|f| has(*f)).collect();
-        let chosen = if has(chosen) {
-            chosen
-        } else {
-            full.first().map(|f| f.form).unwrap_or(Form::Constant)
-        };
-        if !plausible.contains(&chosen) {
-            plausible.insert(0, chosen);
-        }
-        Choice {
-            chosen,
-            runner_up: runner_up.filter(|f| has(*f) && *f != chosen),
-            plausible,
-            scores: Vec::new(),
-            selection,
-            lengths,
-        }
-    };
-    if run_length_rows {
-        if lengths.len() <= 1 {
-            return fallback(Selection::OneLength, lengths);
-        }
-        if lengths.len() == 2 {
-            return fallback(Selection::TwoLengths, lengths);
-        }
-    } else if horizon < MIN_UNITS {
-        return fallback(Selection::ProbeTooShort, lengths);
+    RunsShape {
+        horizon,
+        run_length_rows,
+        lengths,
     }
-    let cut = if run_length_rows {
-        lengths[lengths.len() - 2]
+}
+
+/// Why no holdout is possible, if it is not.
+fn holdout_impossible(shape: &RunsShape) -> Option<Selection> {
+    if shape.run_length_rows {
+        match shape.lengths.len() {
+            0 | 1 => Some(Selection::OneLength),
+            2 => Some(Selection::TwoLengths),
+            _ => None,
+        }
+    } else if shape.horizon < MIN_UNITS {
+        Some(Selection::ProbeTooShort)
     } else {
-        holdout_cut(horizon)
+        None
+    }
+}
+
+/// The last unit of the early part: the second-longest length for run-length
+/// rows, [`holdout_cut`] of the horizon for unit rows.
+fn early_part_end(shape: &RunsShape) -> u64 {
+    if shape.run_length_rows {
+        shape.lengths[shape.lengths.len() - 2]
+    } else {
+        holdout_cut(shape.horizon)
+    }
+}
+
+/// The forms a selection without holdout prescribes, before checking which of
+/// them fitted the full data.
+struct PrescribedForms {
+    chosen: Form,
+    runner_up: Option<Form>,
+    plausible: Vec<Form>,
+}
+
+fn prescribed_forms(selection: Selection) -> PrescribedForms {
+    let (chosen, runner_up, plausible) = match selection {
+        Selection::ProbeTooShort => (
+            Form::Constant,
+            Some(Form::Linear),
+            vec![Form::Constant, Form::Linear],
+        ),
+        Selection::TwoLengths => (Form::Power, Some(Form::Log), vec![Form::Power]),
+        _ => (Form::Constant, None, vec![Form::Constant]),
     };
-    let early: Vec<Obs> = obs.iter().filter(|o| o.u1 <= cut).copied().collect();
-    let sigma2 = full
-        .iter()
+    PrescribedForms {
+        chosen,
+        runner_up,
+        plausible,
+    }
+}
+
+fn fitted(full: &[FormFit], form: Form) -> bool {
+    full.iter().any(|x| x.form == form)
+}
+
+/// The choice when no holdout is possible (or none scored): the prescribed
+/// forms, restricted to those that fitted the full data.
+fn fallback_choice(selection: Selection, lengths: Vec<u64>, full: &[FormFit]) -> Choice {
+    let prescribed = prescribed_forms(selection);
+    let has = |f: Form| fitted(full, f);
+    let mut plausible: Vec<Form> = prescribed
+        .plausible
+        .into_iter()
+        .filter(|f| has(*f))
+        .collect();
+    let chosen = if has(prescribed.chosen) {
+        prescribed.chosen
+    } else {
+        full.first().map(|f| f.form).unwrap_or(Form::Constant)
+    };
+    if !plausible.contains(&chosen) {
+        plausible.insert(0, chosen);
+    }
+    Choice {
+        chosen,
+        runner_up: prescribed.runner_up.filter(|f| has(*f) && *f != chosen),
+        plausible,
+        scores: Vec::new(),
+        selection,
+        lengths,
+    }
+}
+
+/// The smallest per-unit residual variance over the full fits (at least 0).
+fn per_unit_variance(full: &[FormFit]) -> f64 {
+    full.iter()
         .map(|f| f.sigma2)
         .fold(f64::INFINITY, f64::min)
-        .max(0.0);
-    let mut scores = Vec::new();
-    for form in Form::ALL {
-        let Some(fit) = fit_form(form, &early, true) else {
-            continue;
-        };
-        let mut d = Vec::new();
-        let mut var_analytic = 0.0;
-        for run in runs {
-            let Some(&(u_last, t_last)) = run.points.last() else {
-                continue;
-            };
-            if u_last <= cut {
-                continue;
-            }
-            let early_point = run.points.iter().rev().find(|p| p.0 <= cut).copied();
-            let (u_c, t_c) = early_point.unwrap_or((0, 0.0));
-            let obs_late = t_last - t_c;
-            let pred_late = span(&fit, u_c, u_last);
-            if !(obs_late > 0.0 && pred_late > 0.0) {
-                d.push(f64::INFINITY);
-                continue;
-            }
-            let mut dk = (obs_late / pred_late).ln();
-            let mut vk = sigma2 * (u_last - u_c) as f64 / obs_late.powi(2);
-            if u_c > 0 {
-                let pred_early = total(&fit, u_c);
-                if !(t_c > 0.0 && pred_early > 0.0) {
-                    d.push(f64::INFINITY);
-                    continue;
-                }
-                dk -= (t_c / pred_early).ln();
-                vk += sigma2 * u_c as f64 / t_c.powi(2);
-            }
-            d.push(dk);
-            var_analytic += vk;
-        }
-        if d.is_empty() {
-            continue;
-        }
-        let k = d.len() as f64;
-        let mean = d.iter().sum::<f64>() / k;
-        let se_analytic = (var_analytic / k).sqrt() / k.sqrt();
-        let se_emp = if d.len() >= 2 && mean.is_finite() {
-            (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt() / k.sqrt()
-        } else {
-            0.0
-        };
-        scores.push(FormScore {
-            form,
-            score: if mean.is_finite() {
-                mean.abs()
-            } else {
-                f64::INFINITY
-            },
-            se: se_analytic.max(se_emp),
-            bias: mean,
-            plausible: false,
-        });
+        .max(0.0)
+}
+
+/// The extrapolation error of one run that goes beyond the early part.
+struct RunError {
+    /// `d_k`; infinite when the observed or predicted time is not positive.
+    log_error: f64,
+    /// Its variance implied by independent per-unit noise (0 when infinite).
+    analytic_variance: f64,
+}
+
+impl RunError {
+    const UNPREDICTABLE: RunError = RunError {
+        log_error: f64::INFINITY,
+        analytic_variance: 0.0,
+    };
+}
+
+/// `d_k` of one run under the early fit; `None` for a run that ends within the
+/// early part (nothing to score).
+fn run_error(fit: &FormFit, run: &RunView, cut: u64, sigma2: f64) -> Option<RunError> {
+    let &(u_last, t_last) = run.points.last()?;
+    if u_last <= cut {
+        return None;
     }
-    // Only forms that also fit the full data can be chosen.
-    scores.retain(|s| has(s.form));
+    let early_point = run.points.iter().rev().find(|p| p.0 <= cut).copied();
+    let (u_c, t_c) = early_point.unwrap_or((0, 0.0));
+    let obs_late = t_last - t_c;
+    let pred_late = span(fit, u_c, u_last);
+    if !(obs_late > 0.0 && pred_late > 0.0) {
+        return Some(RunError::UNPREDICTABLE);
+    }
+    let mut dk = (obs_late / pred_late).ln();
+    let mut vk = sigma2 * (u_last - u_c) as f64 / obs_late.powi(2);
+    if u_c > 0 {
+        let pred_early = total(fit, u_c);
+        if !(t_c > 0.0 && pred_early > 0.0) {
+            return Some(RunError::UNPREDICTABLE);
+        }
+        dk -= (t_c / pred_early).ln();
+        vk += sigma2 * u_c as f64 / t_c.powi(2);
+    }
+    Some(RunError {
+        log_error: dk,
+        analytic_variance: vk,
+    })
+}
+
+/// The score of `form` fitted on the early part; `None` when it cannot be
+/// fitted there or no run goes beyond the early part.
+fn score_form(
+    form: Form,
+    early: &[Obs],
+    runs: &[RunView],
+    cut: u64,
+    sigma2: f64,
+) -> Option<FormScore> {
+    let fit = fit_form(form, early, true)?;
+    let mut d = Vec::new();
+    let mut var_analytic = 0.0;
+    for error in runs
+        .iter()
+        .filter_map(|run| run_error(&fit, run, cut, sigma2))
+    {
+        d.push(error.log_error);
+        var_analytic += error.analytic_variance;
+    }
+    if d.is_empty() {
+        return None;
+    }
+    let k = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / k;
+    let se_analytic = (var_analytic / k).sqrt() / k.sqrt();
+    let se_emp = if d.len() >= 2 && mean.is_finite() {
+        (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt() / k.sqrt()
+    } else {
+        0.0
+    };
+    Some(FormScore {
+        form,
+        score: if mean.is_finite() {
+            mean.abs()
+        } else {
+            f64::INFINITY
+        },
+        se: se_analytic.max(se_emp),
+        bias: mean,
+        plausible: false,
+    })
+}
+
+/// Sorts the scores best first and marks those within `2 se` of the best.
+fn rank_scores(scores: &mut [FormScore]) {
+    scores.sort_by(|a, b| a.score.total_cmp(&b.score));
+    let best = scores[0].clone();
+    for s in scores.iter_mut() {
+        s.plausible = s.score.is_finite() && s.score <= best.score + 2.0 * best.se.max(s.se);
+    }
+}
+
+pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
+    let shape = runs_shape(runs);
+    if let Some(selection) = holdout_impossible(&shape) {
+        return fallback_choice(selection, shape.lengths, full);
+    }
+    let cut = early_part_end(&shape);
+    let early: Vec<Obs> = obs.iter().filter(|o| o.u1 <= cut).copied().collect();
+    let sigma2 = per_unit_variance(full);
+    let mut scores: Vec<FormScore> = Form::ALL
+        .into_iter()
+        .filter_map(|form| score_form(form, &early, runs, cut, sigma2))
+        // Only forms that also fit the full data can be chosen.
+        .filter(|s| fitted(full, s.form))
+        .collect();
     if scores.is_empty() || scores.iter().all(|s| !s.score.is_finite()) {
-        let mut c = fallback(Selection::ProbeTooShort, lengths);
+        let mut c = fallback_choice(Selection::ProbeTooShort, shape.lengths, full);
         c.scores = scores;
         return c;
     }
-    scores.sort_by(|a, b| a.score.total_cmp(&b.score));
-    let best = scores[0].clone();
-    for s in &mut scores {
-        s.plausible = s.score.is_finite() && s.score <= best.score + 2.0 * best.se.max(s.se);
-    }
+    rank_scores(&mut scores);
     let plausible: Vec<Form> = scores
         .iter()
         .filter(|s| s.plausible)
         .map(|s| s.form)
         .collect();
     Choice {
-        chosen: best.form,
+        chosen: scores[0].form,
         runner_up: scores.get(1).map(|s| s.form),
         plausible,
         scores,
         selection: Selection::Holdout,
-        lengths,
+        lengths: shape.lengths,
     }
 }
