@@ -470,7 +470,8 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
     let last_cost_s = projector.unit_cost(horizon as f64);
     let trend_pct = (last_cost_s / first_cost_s - 1.0) * 100.0;
     let fp = fingerprint(runs);
-    let w = stratum_warnings(&StratumFacts {
+    let unsupported = probe_support(&data.points, runs);
+    let mut w = stratum_warnings(&StratumFacts {
         display,
         runs: runs.len(),
         horizon,
@@ -482,6 +483,15 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         points: &data.points,
         options,
     });
+    if let Some(why) = unsupported {
+        w.push(FitWarning::Unsupported {
+            stratum: display.to_string(),
+            why,
+            probe_units: horizon,
+            // Without --units, the advice is for a run 10 times the probe.
+            units: options.units.unwrap_or(horizon.saturating_mul(10)),
+        });
+    }
     let model = StratumModel {
         stratum: name.to_string(),
         runs: runs.len(),
@@ -490,7 +500,7 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         fingerprint: fp,
         warnings: w.iter().map(|x| x.to_string()).collect(),
         selection: Some(schema::selection_record(&choice)),
-        unsupported: probe_support(&data.points, runs),
+        unsupported,
     };
     // What is written must load: the same rules as `calib budget --model`.
     model.check().map_err(|defect| {

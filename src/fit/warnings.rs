@@ -49,6 +49,14 @@ pub enum FitWarning {
         horizon: u64,
         cut: u64,
     },
+    /// The probe supports no bound: `calib budget` will give no time.
+    Unsupported {
+        stratum: String,
+        why: crate::model::Unsupported,
+        /// The longest probed run and the run to budget, for the advice.
+        probe_units: u64,
+        units: u64,
+    },
     /// Only two run lengths: the curvature of the cumulative curve is unmeasured.
     CurvatureUnmeasured { stratum: String, lengths: Vec<u64> },
     /// The first unit is much slower than the next ones (warm-up).
@@ -72,7 +80,8 @@ impl FitWarning {
             | FitWarning::EarlyRowsTooFew { stratum, .. }
             | FitWarning::CurvatureUnmeasured { stratum, .. }
             | FitWarning::SlowFirstUnit { stratum, .. }
-            | FitWarning::SpreadUnmeasured { stratum, .. } => stratum,
+            | FitWarning::SpreadUnmeasured { stratum, .. }
+            | FitWarning::Unsupported { stratum, .. } => stratum,
             FitWarning::StrataDiffer { slow, .. } => slow,
         }
     }
@@ -89,6 +98,16 @@ fn list(v: &[String]) -> String {
 impl fmt::Display for FitWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            FitWarning::Unsupported {
+                stratum,
+                why,
+                probe_units,
+                units,
+            } => write!(
+                f,
+                "{stratum}: calib budget will give this stratum no --time; {}",
+                why.explain(*units, *probe_units)
+            ),
             FitWarning::SignificantTrend { stratum, first_s, last_s, horizon, trend_pct } => write!(
                 f,
                 "{stratum}: per-unit cost changes {trend_pct:+.0}% along a run ({} at unit 1 -> {} at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean",

@@ -1,0 +1,130 @@
+//! Probes that cannot support a bound: `calib fit` warns, `calib budget` gives
+//! no time (status `unsupported`, exit 3) unless `--allow-guess`.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+/// Three runs of `units` units whose k-th unit (1-based) costs `cost(k)`
+/// seconds, after a startup of `startup` seconds.
+fn timings(startup: f64, units: u64, cost: &dyn Fn(u64) -> f64) -> String {
+    let mut csv = String::from("run,stratum,unit,elapsed_s\n");
+    for run in 0..3u64 {
+        let mut t = startup * (1.0 + 0.01 * run as f64);
+        for k in 1..=units {
+            t += cost(k) * (1.0 + 0.02 * ((run + k) % 3) as f64);
+            let _ = writeln!(csv, "r{run},d=x,{k},{t:.6}");
+        }
+    }
+    csv
+}
+
+fn calib(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_calib"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("SLURM_CLUSTER_NAME")
+        .env_remove("CC_CLUSTER")
+        .output()
+        .unwrap()
+}
+
+fn budget_json(dir: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut args = vec![
+        "budget",
+        "t.csv",
+        "--units",
+        "200",
+        "--partitions",
+        "b1 3:00:00\nb2 12:00:00",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = calib(dir, &args);
+    let value = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code(), value)
+}
+
+#[test]
+fn units_lost_in_startup_get_no_time_unless_a_guess_is_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    // 30 s of startup, then 10 units of 10 ms: the units are 0.3% of the probe.
+    std::fs::write(dir.path().join("t.csv"), timings(30.0, 10, &|_| 0.01)).unwrap();
+
+    let fit = calib(dir.path(), &["fit", "t.csv"]);
+    assert_eq!(fit.status.code(), Some(0));
+    let warnings = String::from_utf8_lossy(&fit.stderr);
+    assert!(warnings.contains("no --time"), "{warnings}");
+
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(3));
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "unsupported");
+    assert!(s["time"].is_null() && s["time_s"].is_null(), "{s}");
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("calib probe --units"), "{notes}");
+
+    let (code, doc) = budget_json(dir.path(), &["--allow-guess"]);
+    assert_eq!(code, Some(0));
+    let s = &doc["strata"][0];
+    assert_ne!(s["status"], "unsupported");
+    assert!(s["time_s"].as_f64().unwrap() >= s["floor_s"].as_f64().unwrap());
+    assert!(s["notes"].to_string().contains("GUESS"), "{s}");
+}
+
+#[test]
+fn geometric_growth_is_refused_and_a_steady_rise_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each unit costs 1.8 times the one before: iterative deepening.
+    std::fs::write(
+        dir.path().join("t.csv"),
+        timings(0.5, 8, &|k| 0.1 * 1.8f64.powi(k as i32)),
+    )
+    .unwrap();
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(3), "{doc}");
+    assert_eq!(doc["strata"][0]["status"], "unsupported");
+    assert!(doc["strata"][0]["notes"].to_string().contains("geometric"));
+
+    // A linear rise of 5% of the first unit's cost per unit is a trend calib fits.
+    std::fs::write(
+        dir.path().join("t.csv"),
+        timings(0.5, 8, &|k| 1.0 + 0.05 * k as f64),
+    )
+    .unwrap();
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{doc}");
+    assert_ne!(doc["strata"][0]["status"], "unsupported");
+}
+
+#[test]
+fn a_probe_too_short_for_the_distance_is_refused_for_long_runs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.csv"), timings(1.0, 3, &|_| 1.0)).unwrap();
+    // 3 units budgeting 200: refused, naming a longer probe.
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(3));
+    assert!(doc["strata"][0]["notes"]
+        .to_string()
+        .contains("too few to show"));
+    // 3 units budgeting 10 (within 4x): given a time.
+    let out = calib(
+        dir.path(),
+        &[
+            "budget",
+            "t.csv",
+            "--units",
+            "10",
+            "--partitions",
+            "b1 3:00:00",
+            "-f",
+            "json",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
