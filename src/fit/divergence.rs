@@ -14,13 +14,20 @@
 //! So a run's projection to N is the time it has spent plus the rest of the run
 //! at its own current rate, not its probe level carried forward:
 //!
-//! `T_k(N) = P(K) e^{l_k} + (P(N) - P(K)) e^{d_k g(N)}`, with
-//! `g(N) = mean over i in (K, N] of (i / K)^γ`,
+//! `T_k(N) = P(K) e^{l_k} + (P(N) - P(K)) e^{d_k}`.
 //!
-//! where γ states how rate differences keep growing after the probe (0: they
-//! persist unchanged; 0.5: they grow like a random walk's spread; 1: linearly,
-//! like random slopes; Laird & Ware 1982, Harvey 1990). γ is one constant for
-//! all programs, chosen by leave-one-program-out validation (see `FitOptions`).
+//! The observed runs' rates are carried forward as measured; how far a *new*
+//! run's rate may stray grows with the distance by `g(N) = mean over i in
+//! (K, N] of (i / K)^γ` (in the bound below), where γ states how rate
+//! differences keep growing after the probe (0: they persist unchanged; 0.5:
+//! they grow like a random walk's spread; 1: linearly, like random slopes;
+//! Laird & Ware 1982, Harvey 1990). γ is one constant for all programs, chosen
+//! by leave-one-program-out validation (`examples/lopo.rs`): 0.
+//!
+//! The runs' rates are noisy estimates: their spread is taken net of each
+//! run's own unit-to-unit noise (method of moments), and the shift of their
+//! mean from the mean level is shrunk by its standard error (positive-part
+//! James–Stein), so that a few noisy last units do not move the centre.
 //!
 //! **Few runs, many strata.** Two or three runs cannot estimate their own
 //! spread. The variances of l and d get scaled-inverse-χ² priors whose scale is
