@@ -231,13 +231,28 @@ fn units_of(run: &RunTimings) -> u64 {
     run.points.last().map(|p| p.0).unwrap_or(0)
 }
 
+/// The first `f` of a run of `n` units, at least one unit.
+fn fraction_of(f: f64, n: u64) -> u64 {
+    ((f * n as f64).ceil() as u64).max(1)
+}
+
 /// Probe units for a held-out run of `n` units.
 fn probe_units(length: ProbeLength, n: u64) -> Option<u64> {
     match length {
         ProbeLength::Units(k) => Some(k),
-        ProbeLength::Fraction(f) => Some(((f * n as f64).ceil() as u64).max(1)),
+        ProbeLength::Fraction(f) => Some(fraction_of(f, n)),
         ProbeLength::Recorded => None,
     }
+}
+
+/// A stratum's recorded probes (its runs that are not full-length), at most
+/// `seeds` of them.
+fn recorded_probes(runs: &[&RunTimings], full: &[&RunTimings], seeds: usize) -> Vec<RunTimings> {
+    runs.iter()
+        .filter(|r| !full.iter().any(|f| f.run == r.run) && !r.points.is_empty())
+        .take(seeds)
+        .map(|r| (*r).clone())
+        .collect()
 }
 
 /// Picks the probe runs for one held-out run, in a fixed rotation: the
@@ -253,9 +268,7 @@ fn pick_probes(
     let rotation = (1..count).map(|step| candidates[(held_out + step) % count]);
     let mut chosen = Vec::with_capacity(design.seeds);
     let mut long_taken = design.long_run.is_none();
-    let long_units = design
-        .long_run
-        .map(|f| ((f * n as f64).ceil() as u64).max(1));
+    let long_units = design.long_run.map(|f| fraction_of(f, n));
     for run in rotation {
         if chosen.len() == design.seeds {
             break;
@@ -294,12 +307,7 @@ fn pick_probes(
 fn campaign_probes(runs: &[&RunTimings], design: &ProbeDesign) -> Vec<RunTimings> {
     let full = full_runs(runs);
     match design.length {
-        ProbeLength::Recorded => runs
-            .iter()
-            .filter(|r| !full.iter().any(|f| f.run == r.run) && !r.points.is_empty())
-            .take(design.seeds)
-            .map(|r| (*r).clone())
-            .collect(),
+        ProbeLength::Recorded => recorded_probes(runs, &full, design.seeds),
         length => {
             let n = full.iter().map(|r| units_of(r)).max().unwrap_or(0);
             let k = probe_units(length, n).unwrap_or(1);
@@ -347,53 +355,35 @@ fn score(
     let model = report
         .as_ref()
         .and_then(|r| r.model.strata.iter().find(|m| m.stratum == stratum));
-    let Some(model) = model else {
-        return Ok(held_out
-            .iter()
-            .map(|run| {
-                let (n, actual_s) = run_total(run).expect("held-out runs have points");
-                Trial {
-                    stratum: stratum.to_string(),
-                    held_out: run.run.clone(),
-                    units: n,
-                    actual_s,
-                    probe_runs: probe_runs.clone(),
-                    predicted_s: f64::NAN,
-                    floor_s: f64::NAN,
-                    upper_s: f64::NAN,
-                    headroom: f64::NAN,
-                    covered: false,
-                    unsupported: true,
-                    baselines_s: Baseline::ALL
-                        .iter()
-                        .map(|&b| baselines.budget(b, n))
-                        .collect(),
-                }
-            })
-            .collect());
-    };
-    let mut trials = Vec::with_capacity(held_out.len());
-    for run in held_out {
-        let (n, actual_s) = run_total(run).expect("held-out runs have points");
-        let projection = model.project(n, options.confidence);
-        trials.push(Trial {
-            stratum: stratum.to_string(),
-            held_out: run.run.clone(),
-            units: n,
-            actual_s,
-            probe_runs: probe_runs.clone(),
-            predicted_s: projection.predicted_s,
-            floor_s: projection.floor_s,
-            upper_s: projection.upper_s,
-            headroom: projection.upper_s / actual_s,
-            covered: model.support(n).is_none() && projection.upper_s >= actual_s,
-            unsupported: model.support(n).is_some(),
-            baselines_s: Baseline::ALL
-                .iter()
-                .map(|&b| baselines.budget(b, n))
-                .collect(),
-        });
-    }
+    let trials = held_out
+        .iter()
+        .map(|run| {
+            let (n, actual_s) = run_total(run).expect("held-out runs have points");
+            // No model, or one whose probe supports no bound: no budget given.
+            let projection = model.map(|m| (m.project(n, options.confidence), m.support(n)));
+            let given = projection.as_ref().filter(|(_, support)| support.is_none());
+            let figure = |get: fn(&crate::model::Projection) -> f64| {
+                projection.as_ref().map_or(f64::NAN, |(p, _)| get(p))
+            };
+            Trial {
+                stratum: stratum.to_string(),
+                held_out: run.run.clone(),
+                units: n,
+                actual_s,
+                probe_runs: probe_runs.clone(),
+                predicted_s: figure(|p| p.predicted_s),
+                floor_s: figure(|p| p.floor_s),
+                upper_s: figure(|p| p.upper_s),
+                headroom: figure(|p| p.upper_s) / actual_s,
+                covered: given.is_some_and(|(p, _)| p.upper_s >= actual_s),
+                unsupported: given.is_none(),
+                baselines_s: Baseline::ALL
+                    .iter()
+                    .map(|&b| baselines.budget(b, n))
+                    .collect(),
+            }
+        })
+        .collect();
     Ok(trials)
 }
 
@@ -506,42 +496,41 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         .iter()
         .map(|(stratum, runs)| (stratum.clone(), campaign_probes(runs, design)))
         .collect();
-    let campaign_of = |stratum: &str| -> String {
-        match &options.campaign_by {
-            None => String::new(),
-            Some(label) => crate::stratum::Stratum::parse(stratum)
-                .ok()
-                .and_then(|s| s.labels().get(label).cloned())
-                .unwrap_or_default(),
-        }
-    };
+    // Each stratum's campaign, read once from its labels.
+    let campaign_of: BTreeMap<&str, String> = groups
+        .keys()
+        .map(|stratum| {
+            let key = match &options.campaign_by {
+                None => String::new(),
+                Some(label) => crate::stratum::Stratum::parse(stratum)
+                    .ok()
+                    .and_then(|s| s.labels().get(label).cloned())
+                    .unwrap_or_default(),
+            };
+            (stratum.as_str(), key)
+        })
+        .collect();
     let mut strata = Vec::new();
     let mut skipped = Vec::new();
     for (stratum, runs) in &groups {
         let stratum = stratum.clone();
-        let key = campaign_of(&stratum);
+        let key = &campaign_of[stratum.as_str()];
         let campaign: Vec<RunTimings> = contribution
             .iter()
-            .filter(|(other, _)| **other != stratum && campaign_of(other) == key)
+            .filter(|(other, _)| **other != stratum && &campaign_of[other.as_str()] == key)
             .flat_map(|(_, probes)| probes.iter().cloned())
             .collect();
         let full = full_runs(runs);
         if full.is_empty() {
             skipped.push(Skipped {
                 stratum,
-                reason: "no full-length run to hold out (no run ended by itself with exit 0)"
-                    .into(),
+                reason: "no full-length run to hold out".into(),
             });
             continue;
         }
         let trials = match design.length {
             ProbeLength::Recorded => {
-                let probes: Vec<RunTimings> = runs
-                    .iter()
-                    .filter(|r| !full.iter().any(|f| f.run == r.run) && !r.points.is_empty())
-                    .take(design.seeds)
-                    .map(|r| (*r).clone())
-                    .collect();
+                let probes = recorded_probes(runs, &full, design.seeds);
                 if probes.is_empty() {
                     skipped.push(Skipped {
                         stratum,
