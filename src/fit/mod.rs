@@ -65,6 +65,7 @@ use crate::error::{Error, Origin, Result};
 use crate::limits::MAX_COUNT;
 use crate::model::{ModelFile, ModelFingerprint, StratumModel, Unsupported};
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
+use crate::stats::median;
 use crate::timings::{RunTimings, Timings};
 use divergence::{CampaignPrior, DivergencePrior, RunDivergence};
 
@@ -559,7 +560,7 @@ fn probe_support(points: &[Vec<(u64, f64)>], runs: &[&RunTimings]) -> Option<Uns
             }
         })
         .collect();
-    if let Some(share) = crate::stats::median(&shares) {
+    if let Some(share) = median(&shares) {
         if share < MIN_UNIT_SHARE {
             return Some(Unsupported::StartupDominated { unit_share: share });
         }
@@ -580,7 +581,7 @@ fn probe_support(points: &[Vec<(u64, f64)>], runs: &[&RunTimings]) -> Option<Uns
     }
     // At least three later intervals in some run: two points make no trend.
     let enough = points.iter().any(|run| run.len() >= 4);
-    let slope = crate::stats::median(&slopes)?;
+    let slope = median(&slopes)?;
     (enough && slope > MAX_FACTOR_PER_UNIT.ln()).then(|| Unsupported::Geometric {
         factor_per_unit: slope.exp(),
     })
@@ -766,10 +767,7 @@ fn slow_first_unit(points: &[Vec<(u64, f64)>]) -> Option<(f64, f64)> {
             nexts.extend(run.iter().skip(1).take_while(|p| p.0 <= 10).map(|p| p.1));
         }
     }
-    if firsts.is_empty() || nexts.is_empty() {
-        return None;
-    }
-    let (f, n) = (median(&mut firsts), median(&mut nexts));
+    let (f, n) = (median(&firsts)?, median(&nexts)?);
     (f > 1.5 * n && n > 0.0).then_some((f, n))
 }
 
@@ -789,15 +787,5 @@ fn no_unit_rows(sources: &[Origin]) -> Error {
             }
             Error::Refused(format!("{}: {EXPECTED}", names.join(", ")))
         }
-    }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
