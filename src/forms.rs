@@ -10,9 +10,16 @@
 //! | linear | a + b i | a N + b N(N+1)/2 |
 //! | log | a + b ln i | a N + b ln N! (ln Γ(N+1)) |
 //! | power | a i^b | a H_N(b), H_N(b) = Σ i^b (generalised harmonic number) |
+//! | geometric | a e^{b(i-1)} | a G_N(b), G_N(b) = (e^{bN} - 1) / (e^b - 1) |
 //!
-//! The first three are linear in (startup, a, b); the power law is linear in
-//! (startup, a) for a fixed exponent b, which [`crate::fit::lsq`] profiles.
+//! The first three are linear in (startup, a, b); the power law and the
+//! geometric form are linear in (startup, a) for a fixed b, which
+//! [`crate::fit::lsq`] profiles. The geometric form is the cost of iterative
+//! deepening and of searches whose frontier multiplies (each unit costs e^b
+//! times the last); it is only a candidate when the probe itself shows such
+//! growth (see `crate::fit`), because beyond the probe it outgrows every other
+//! form by orders of magnitude. Its sums are capped at [`MAX_PROJECTED_S`] so
+//! that projections stay finite numbers.
 //! H_N(b) is summed exactly up to N = 64 and by the Euler–Maclaurin formula
 //! (three correction terms) beyond, which is accurate to ~1e-12 relative there.
 
@@ -27,10 +34,18 @@ pub enum Form {
     Linear,
     Log,
     Power,
+    Geometric,
 }
 
 impl Form {
-    pub const ALL: [Form; 4] = [Form::Constant, Form::Linear, Form::Log, Form::Power];
+    /// Every form a model file may state.
+    pub const ALL: [Form; 5] = [
+        Form::Constant,
+        Form::Linear,
+        Form::Log,
+        Form::Power,
+        Form::Geometric,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -38,6 +53,7 @@ impl Form {
             Form::Linear => "linear",
             Form::Log => "log",
             Form::Power => "power",
+            Form::Geometric => "geometric",
         }
     }
 
@@ -48,12 +64,25 @@ impl Form {
             Form::Linear => "c(i) = a + b*i",
             Form::Log => "c(i) = a + b*ln(i)",
             Form::Power => "c(i) = a*i^b",
+            Form::Geometric => "c(i) = a*exp(b*(i-1))",
         }
     }
 
     /// Parameters of c(i) besides the startup term.
     pub fn has_b(self) -> bool {
         !matches!(self, Form::Constant)
+    }
+
+    /// The range of b for the forms whose b is profiled rather than solved
+    /// for (b enters nonlinearly): the power law's exponent, the geometric
+    /// form's log growth factor per unit (0 to ln 10: up to ten times the
+    /// last unit's cost). `None` for the forms linear in b.
+    pub fn profiled_range(self) -> Option<std::ops::RangeInclusive<f64>> {
+        match self {
+            Form::Power => Some(-1.0..=3.0),
+            Form::Geometric => Some(0.0..=std::f64::consts::LN_10),
+            Form::Constant | Form::Linear | Form::Log => None,
+        }
     }
 }
 
@@ -69,6 +98,41 @@ pub struct Params {
     pub startup: f64,
     pub a: f64,
     pub b: f64,
+}
+
+/// Largest cumulative cost a form states, seconds (about 3·10^22 years): the
+/// geometric form outgrows any float within a few thousand units, and a
+/// projection past every partition's limit only needs to say so.
+pub const MAX_PROJECTED_S: f64 = 1e30;
+
+/// `x` capped at [`MAX_PROJECTED_S`] (an overflow to +inf included).
+fn capped(x: f64) -> f64 {
+    if x.is_nan() {
+        x
+    } else {
+        x.min(MAX_PROJECTED_S)
+    }
+}
+
+/// G_N(b) = Σ_{i=1}^{N} e^{b(i-1)} = (e^{bN} - 1) / (e^b - 1), N when b = 0,
+/// uncapped (+inf on overflow).
+pub fn geometric_sum(n: u64, b: f64) -> f64 {
+    let nf = n as f64;
+    if b.abs() < 1e-12 {
+        return nf;
+    }
+    (b * nf).exp_m1() / b.exp_m1()
+}
+
+/// ∂G_N(b)/∂b, by a central difference of [`geometric_sum`]; +inf once the
+/// sum itself overflows (never inf - inf).
+pub fn geometric_sum_db(n: u64, b: f64) -> f64 {
+    let h = 1e-6;
+    let above = geometric_sum(n, b + h);
+    if !above.is_finite() {
+        return f64::INFINITY;
+    }
+    (above - geometric_sum(n, b - h)) / (2.0 * h)
 }
 
 /// N(N+1)/2.
@@ -153,7 +217,8 @@ pub fn harmonic_db(n: u64, b: f64) -> f64 {
 }
 
 /// The shape column of a form (the coefficient of `b`, or of `a` for power)
-/// at N: G(N) with C(N) = a N + b G(N) (or a H_N(b) for power).
+/// at N: G(N) with C(N) = a N + b G(N) (or a H_N(b) for power, a G_N(b) for
+/// geometric).
 pub fn shape(form: Form, n: u64, b: f64) -> f64 {
     let nf = n as f64;
     match form {
@@ -161,6 +226,7 @@ pub fn shape(form: Form, n: u64, b: f64) -> f64 {
         Form::Linear => tri(nf),
         Form::Log => ln_fact(nf),
         Form::Power => harmonic(n, b),
+        Form::Geometric => capped(geometric_sum(n, b)),
     }
 }
 
@@ -171,6 +237,7 @@ pub fn unit_cost(form: Form, p: &Params, i: f64) -> f64 {
         Form::Linear => p.a + p.b * i,
         Form::Log => p.a + p.b * i.max(1.0).ln(),
         Form::Power => p.a * i.max(1.0).powf(p.b),
+        Form::Geometric => capped(p.a * (p.b * (i.max(1.0) - 1.0)).exp()),
     }
 }
 
@@ -182,6 +249,7 @@ pub fn cumulative(form: Form, p: &Params, n: u64) -> f64 {
         Form::Linear => p.a * nf + p.b * tri(nf),
         Form::Log => p.a * nf + p.b * ln_fact(nf),
         Form::Power => p.a * harmonic(n, p.b),
+        Form::Geometric => capped(p.a * geometric_sum(n, p.b)),
     }
 }
 
@@ -193,6 +261,11 @@ pub fn gradient(form: Form, p: &Params, n: u64) -> [f64; 3] {
         Form::Linear => [1.0, nf, tri(nf)],
         Form::Log => [1.0, nf, ln_fact(nf)],
         Form::Power => [1.0, harmonic(n, p.b), p.a * harmonic_db(n, p.b)],
+        Form::Geometric => [
+            1.0,
+            capped(geometric_sum(n, p.b)),
+            capped(p.a * geometric_sum_db(n, p.b)),
+        ],
     }
 }
 
@@ -212,6 +285,26 @@ mod tests {
     }
 
     #[test]
+    fn geometric_sum_matches_the_plain_sum_and_stays_finite() {
+        for &b in &[0.0, 1e-9, 0.05, 0.4, 1.2, std::f64::consts::LN_10] {
+            for &n in &[1u64, 2, 10, 60] {
+                let exact: f64 = (1..=n).map(|i| (b * (i - 1) as f64).exp()).sum();
+                assert_relative_eq!(geometric_sum(n, b), exact, max_relative = 1e-9);
+            }
+        }
+        let p = Params {
+            startup: 0.0,
+            a: 1.0,
+            b: 1.0,
+        };
+        // e^10000 overflows a float; the projection says "past every limit".
+        assert_eq!(cumulative(Form::Geometric, &p, 10_000), MAX_PROJECTED_S);
+        assert!(gradient(Form::Geometric, &p, 10_000)
+            .iter()
+            .all(|g| g.is_finite()));
+    }
+
+    #[test]
     fn cumulative_sums_the_unit_costs() {
         let p = Params {
             startup: 0.0,
@@ -219,8 +312,10 @@ mod tests {
             b: 0.3,
         };
         for form in Form::ALL {
-            let sum: f64 = (1..=500).map(|i| unit_cost(form, &p, i as f64)).sum();
-            assert_relative_eq!(cumulative(form, &p, 500), sum, max_relative = 1e-9);
+            // 60 units: the geometric form's sum is still below its cap there.
+            let n = if form == Form::Geometric { 60 } else { 500 };
+            let sum: f64 = (1..=n).map(|i| unit_cost(form, &p, i as f64)).sum();
+            assert_relative_eq!(cumulative(form, &p, n), sum, max_relative = 1e-9);
         }
     }
 }

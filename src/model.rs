@@ -103,8 +103,9 @@ pub enum Unsupported {
     /// The units took only this share of the probe's time (the rest was
     /// startup): their cost is lost in startup and noise.
     StartupDominated { unit_share: f64 },
-    /// Per-unit cost multiplied by about this factor per unit along the probe:
-    /// growth faster than any form calib fits, which a bound cannot follow.
+    /// Per-unit cost multiplied by about this factor per unit along the probe,
+    /// and the probe could not tell geometric growth from polynomial growth
+    /// (too short for a holdout, or both extrapolated its later units alike).
     Geometric { factor_per_unit: f64 },
     /// The longest probed run has too few units to show any trend, and the
     /// run to budget is many times longer (decided per request, never stored).
@@ -148,7 +149,7 @@ impl Unsupported {
                 units as f64 / (*probe_units).max(1) as f64
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
-                "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe (geometric growth, as in iterative deepening), which no bound from a short probe can follow; run one task to completion, or measure whole runs at several lengths (calib probe --lengths) and budget from those"
+                "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)"
             ),
         }
     }

@@ -290,6 +290,10 @@ impl<'a> Evaluator<'a> {
                 Form::Linear => [0.0, 1.0, h],
                 Form::Log => [0.0, 1.0, h.ln()],
                 Form::Power => [0.0, h.powf(p.b), p.a * h.powf(p.b) * h.ln()],
+                Form::Geometric => {
+                    let g = (p.b * (h - 1.0)).exp();
+                    [0.0, g, p.a * g * (h - 1.0)]
+                }
             };
             for j in 0..3 {
                 g[j] += extra * dc[j];

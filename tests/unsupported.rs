@@ -75,7 +75,8 @@ fn units_lost_in_startup_get_no_time_unless_a_guess_is_asked_for() {
 #[test]
 fn geometric_growth_is_refused_and_a_steady_rise_is_not() {
     let dir = tempfile::tempdir().unwrap();
-    // Each unit costs 1.8 times the one before: iterative deepening.
+    // Each unit costs 1.8 times the one before (iterative deepening), over a
+    // probe too short for a holdout: geometric or linear cannot be told apart.
     std::fs::write(
         dir.path().join("t.csv"),
         timings(0.5, 8, &|k| 0.1 * 1.8f64.powi(k as i32)),
@@ -95,6 +96,51 @@ fn geometric_growth_is_refused_and_a_steady_rise_is_not() {
     let (code, doc) = budget_json(dir.path(), &[]);
     assert_eq!(code, Some(0), "{doc}");
     assert_ne!(doc["strata"][0]["status"], "unsupported");
+}
+
+#[test]
+fn geometric_growth_that_the_probe_shows_is_projected_geometrically() {
+    let dir = tempfile::tempdir().unwrap();
+    // 15 units, each 1.4 times the one before: long enough for the holdout to
+    // rule out every polynomial form.
+    let cost = |k: u64| 0.1 * 1.4f64.powi(k as i32);
+    std::fs::write(dir.path().join("t.csv"), timings(0.5, 15, &cost)).unwrap();
+    let fit = calib(dir.path(), &["fit", "t.csv", "-o", "m.json"]);
+    assert_eq!(fit.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&fit.stderr).contains("geometric growth"),
+        "{}",
+        String::from_utf8_lossy(&fit.stderr)
+    );
+    let model: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("m.json")).unwrap()).unwrap();
+    assert_eq!(model["strata"][0]["model"], "geometric", "{model}");
+
+    // A run of 20 units: the slowest probe run's noise (+4%) on top of the
+    // geometric continuation, which a linear extrapolation of the probe falls
+    // far short of (the last five units cost more than the first fifteen).
+    let truth = 1.04 * (0.5 + (1..=20).map(cost).sum::<f64>());
+    let out = calib(
+        dir.path(),
+        &[
+            "budget",
+            "--model",
+            "m.json",
+            "--units",
+            "20",
+            "--partitions",
+            "b1 3:00:00",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "ok", "{s}");
+    let upper = s["upper_s"].as_f64().unwrap();
+    assert!(upper >= truth, "upper {upper} < {truth}");
+    assert!(upper < 3.0 * truth, "upper {upper} vs {truth}");
 }
 
 #[test]

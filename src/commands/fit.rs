@@ -19,7 +19,8 @@ Examples:
   cat timings.csv | calib fit - --format json
 
 Per stratum, calib fits per-unit cost c(i) as constant, linear, logarithmic and power \
-law (each with a startup term), chooses the form that best predicts the later units \
+law (and geometric, when the probe's cost multiplies along it), each with a startup \
+term, chooses the form that best predicts the later units \
 from the earlier ones, and measures the spread between runs. Warnings go to stderr \
 and say what to do. Bad input exits with status 2, naming the file and line.";
 

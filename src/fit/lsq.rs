@@ -71,7 +71,9 @@ fn row(form: Form, o: &Obs, b: f64, startup: bool, out: &mut Vec<f64>) {
             out.push(o.len());
             out.push(forms::shape(form, o.u1, b) - forms::shape(form, o.u0, b));
         }
-        Form::Power => out.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)),
+        Form::Power | Form::Geometric => {
+            out.push(forms::shape(form, o.u1, b) - forms::shape(form, o.u0, b))
+        }
     }
 }
 
@@ -158,8 +160,8 @@ pub fn fit_form(form: Form, obs: &[Obs], allow_startup: bool) -> Option<FormFit>
 }
 
 fn fit_form_with(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
-    if form == Form::Power {
-        return fit_power(obs, startup);
+    if form.profiled_range().is_some() {
+        return fit_profiled(form, obs, startup);
     }
     let p = usize::from(startup) + if form.has_b() { 2 } else { 1 };
     let solved = solve(obs, p, |_, o, x| row(form, o, 0.0, startup, x))?;
@@ -193,37 +195,70 @@ fn fit_form_with(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
     })
 }
 
-const B_MIN: f64 = -1.0;
-const B_MAX: f64 = 3.0;
-const B_STEP: f64 = 0.2;
-
-/// The observations of a power-law fit with what every evaluation at an
-/// exponent b reuses.
-struct PowerProfile<'a> {
-    obs: &'a [Obs],
-    startup: bool,
-    /// ln u1 of each observation, so that u1^b of a unit interval is one exp.
-    ln_u1: Vec<f64>,
-    /// Weighted Σy² over all observations.
-    yy: f64,
+/// Grid steps of the profiled b: the power law's exponent, the geometric
+/// form's log growth factor (finer: a step of 0.2 there is a factor of 1.22
+/// per unit, compounded over the run).
+fn b_step(form: Form) -> f64 {
+    if form == Form::Geometric {
+        0.05
+    } else {
+        0.2
+    }
 }
 
-impl<'a> PowerProfile<'a> {
-    fn new(obs: &'a [Obs], startup: bool) -> PowerProfile<'a> {
-        PowerProfile {
+/// The observations of a fit of a profiled form (power law, geometric) with
+/// what every evaluation at a given b reuses.
+struct Profile<'a> {
+    form: Form,
+    obs: &'a [Obs],
+    startup: bool,
+    /// d/db of ln c(u1) for a unit interval: ln u1 (power), u1 - 1
+    /// (geometric); so c(u1) of a unit interval is one exp.
+    log_slope: Vec<f64>,
+    /// Weighted Σy² over all observations.
+    yy: f64,
+    b_min: f64,
+    b_max: f64,
+}
+
+impl<'a> Profile<'a> {
+    fn new(form: Form, obs: &'a [Obs], startup: bool) -> Option<Profile<'a>> {
+        let range = form.profiled_range()?;
+        let log_slope = obs
+            .iter()
+            .map(|o| match form {
+                Form::Geometric => (o.u1 as f64 - 1.0).max(0.0),
+                _ => (o.u1 as f64).ln(),
+            })
+            .collect();
+        Some(Profile {
+            form,
             obs,
             startup,
-            ln_u1: obs.iter().map(|o| (o.u1 as f64).ln()).collect(),
+            log_slope,
             yy: obs.iter().map(|o| o.weight() * o.syy).sum(),
+            b_min: *range.start(),
+            b_max: *range.end(),
+        })
+    }
+
+    /// `C(u1) - C(u0)` of observation `i` for a unit coefficient and `b`.
+    fn growth(&self, i: usize, o: &Obs, b: f64) -> f64 {
+        if o.u1 == o.u0 + 1 {
+            (b * self.log_slope[i]).exp()
+        } else {
+            forms::shape(self.form, o.u1, b) - forms::shape(self.form, o.u0, b)
         }
     }
 
-    /// `C(u1) - C(u0)` of observation `i` for a unit coefficient and exponent `b`.
-    fn growth(&self, i: usize, o: &Obs, b: f64) -> f64 {
+    /// ∂/∂b of [`Profile::growth`].
+    fn growth_db(&self, i: usize, o: &Obs, b: f64) -> f64 {
         if o.u1 == o.u0 + 1 {
-            (b * self.ln_u1[i]).exp()
+            (b * self.log_slope[i]).exp() * self.log_slope[i]
+        } else if self.form == Form::Geometric {
+            forms::geometric_sum_db(o.u1, b) - forms::geometric_sum_db(o.u0, b)
         } else {
-            forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b)
+            forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)
         }
     }
 
@@ -270,13 +305,15 @@ impl<'a> PowerProfile<'a> {
         rss.is_finite().then_some(rss.max(0.0))
     }
 
-    /// The exponent of least residual sum of squares: a grid over
-    /// [`B_MIN`, `B_MAX`], then golden section around the best grid point.
-    fn best_exponent(&self) -> Option<f64> {
+    /// The b of least residual sum of squares: a grid over the form's
+    /// range ([`Form::profiled_range`]), then golden section around the best
+    /// grid point.
+    fn best_b(&self) -> Option<f64> {
         let mut best: Option<(f64, f64)> = None;
-        let steps = ((B_MAX - B_MIN) / B_STEP).round() as usize;
+        let step = b_step(self.form);
+        let steps = ((self.b_max - self.b_min) / step).round() as usize;
         for k in 0..=steps {
-            let b = B_MIN + B_STEP * k as f64;
+            let b = (self.b_min + step * k as f64).min(self.b_max);
             if let Some(rss) = self.rss_at(b) {
                 if best.is_none_or(|(_, r)| rss < r) {
                     best = Some((b, rss));
@@ -284,7 +321,7 @@ impl<'a> PowerProfile<'a> {
             }
         }
         let (b0, _) = best?;
-        let (mut lo, mut hi) = ((b0 - B_STEP).max(B_MIN), (b0 + B_STEP).min(B_MAX));
+        let (mut lo, mut hi) = ((b0 - step).max(self.b_min), (b0 + step).min(self.b_max));
         let g = (5f64.sqrt() - 1.0) / 2.0;
         let rss_or_inf = |b: f64| self.rss_at(b).unwrap_or(f64::INFINITY);
         let mut x1 = hi - g * (hi - lo);
@@ -322,14 +359,8 @@ impl<'a> PowerProfile<'a> {
             if startup {
                 x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
             }
-            if o.u1 == o.u0 + 1 {
-                let h = (b * self.ln_u1[i]).exp();
-                x.push(h);
-                x.push(a * h * self.ln_u1[i]);
-            } else {
-                x.push(forms::harmonic(o.u1, b) - forms::harmonic(o.u0, b));
-                x.push(a * (forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)));
-            }
+            x.push(self.growth(i, o, b));
+            x.push(a * self.growth_db(i, o, b));
         };
         let mut jtwj = DMatrix::<f64>::zeros(q, q);
         let mut x = Vec::with_capacity(q);
@@ -364,10 +395,10 @@ impl<'a> PowerProfile<'a> {
     }
 }
 
-fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
+fn fit_profiled(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
     let p = usize::from(startup) + 1;
-    let profile = PowerProfile::new(obs, startup);
-    let b = profile.best_exponent()?;
+    let profile = Profile::new(form, obs, startup)?;
+    let b = profile.best_b()?;
     let solved = solve(obs, p, |i, o, x| profile.row(i, o, b, x))?;
     let n = n_rows(obs);
     let df = (n - p as f64 - 1.0).max(0.0);
@@ -380,7 +411,7 @@ fn fit_power(obs: &[Obs], startup: bool) -> Option<FormFit> {
     let params = Params { startup: s, a, b };
     let cov = profile.covariance(&params, &solved, sigma2);
     Some(FormFit {
-        form: Form::Power,
+        form,
         params,
         startup_fitted: startup,
         cov,
@@ -417,6 +448,7 @@ mod tests {
             (Form::Linear, 0.05),
             (Form::Log, 1.5),
             (Form::Power, 0.4),
+            (Form::Geometric, 0.03),
         ];
         for (form, b) in truth {
             let p = Params {

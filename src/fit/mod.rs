@@ -7,7 +7,8 @@
 //!    run-length row is the interval (0, N]. Identical intervals of several runs
 //!    are aggregated into sufficient statistics.
 //! 2. **Forms** ([`forms`]): constant, linear, logarithmic and power-law per-unit
-//!    cost c(i), each with a startup term; a run is `startup + C(N)`.
+//!    cost c(i), and geometric where the probe shows it (step 6), each with a
+//!    startup term; a run is `startup + C(N)`.
 //! 3. **Least squares** ([`lsq`]): weighted least squares with weight 1/(u1-u0)
 //!    (assumption: independent per-unit noise of common variance), parameter
 //!    covariance from the fit. Startup and c(1) are confounded for unit rows;
@@ -27,8 +28,11 @@
 //!    (never widened), so that level differences count once, in the spread.
 //! 6. **Weights and support**: the plausible forms are weighted by their holdout
 //!    scores for a model average ([`form_weights`]); a probe whose units are lost
-//!    in its startup, or whose cost grows geometrically, is marked unsupported
-//!    ([`probe_support`]).
+//!    in its startup is marked unsupported ([`startup_dominated`]). A probe whose
+//!    per-unit cost multiplies along the run ([`growth_factor_per_unit`] above
+//!    [`GEOMETRIC_FACTOR_PER_UNIT`]) adds the geometric form to the candidates;
+//!    unless the holdout then tells geometric from polynomial growth, the
+//!    stratum is unsupported ([`geometric_undecided`]).
 //! 7. **Model** ([`schema`]): the weighted forms, the spread and the probe's
 //!    length become the model schema ([`crate::model::StratumModel`]), checked by
 //!    the rules every model file must follow. Projections are computed from the
@@ -388,10 +392,14 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
 /// Steps 2-3: every form fitted to all the intervals, keeping those a model
 /// file can state: finite estimates and a positive per-unit cost at the
 /// longest run (the last units were measured, each taking time; a form that
-/// gives them none describes the noise, not the run).
-fn candidate_fits(obs: &[lsq::Obs], horizon: u64) -> Vec<lsq::FormFit> {
+/// gives them none describes the noise, not the run). The geometric form is a
+/// candidate only when the probe shows geometric growth (`geometric_shown`):
+/// elsewhere its projection dwarfs every other form's on a trend the data
+/// cannot tell from a straight line, and the model average would follow it.
+fn candidate_fits(obs: &[lsq::Obs], horizon: u64, geometric_shown: bool) -> Vec<lsq::FormFit> {
     Form::ALL
         .iter()
+        .filter(|&&f| f != Form::Geometric || geometric_shown)
         .filter_map(|&f| lsq::fit_form(f, obs, true))
         .filter(|fit| {
             let p = &fit.params;
@@ -408,7 +416,9 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
     let display = if name.is_empty() { "(all)" } else { name };
     let data = intervals(runs);
     let horizon = data.horizon;
-    let full = candidate_fits(&data.obs, horizon);
+    let growth_factor = growth_factor_per_unit(&data.points);
+    let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
+    let full = candidate_fits(&data.obs, horizon, geometric_shown);
     if full.is_empty() {
         return Err(Error::input(
             Origin::Argument("PATH".into()),
@@ -471,7 +481,8 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
     let last_cost_s = projector.unit_cost(horizon as f64);
     let trend_pct = (last_cost_s / first_cost_s - 1.0) * 100.0;
     let fp = fingerprint(runs);
-    let unsupported = probe_support(&data.points, runs);
+    let unsupported = startup_dominated(runs)
+        .or_else(|| geometric_undecided(&choice, growth_factor.filter(|_| geometric_shown)));
     let mut w = stratum_warnings(&StratumFacts {
         display,
         runs: runs.len(),
@@ -484,6 +495,13 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         points: &data.points,
         options,
     });
+    if unsupported.is_none() && plausible.iter().any(|c| c.form == Form::Geometric) {
+        w.push(FitWarning::GeometricGrowth {
+            stratum: display.to_string(),
+            factor_per_unit: growth_factor.unwrap_or(f64::NAN),
+            probe_units: horizon,
+        });
+    }
     if let Some(why) = unsupported {
         w.push(FitWarning::Unsupported {
             stratum: display.to_string(),
@@ -536,17 +554,17 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
 /// bound was 7%.
 pub const MIN_UNIT_SHARE: f64 = 0.05;
 /// Per-unit cost multiplying by more than this per unit along the probe is
-/// geometric growth, which no form calib fits can bound.
-pub const MAX_FACTOR_PER_UNIT: f64 = 1.3;
+/// geometric growth: the geometric form becomes a candidate (see
+/// [`candidate_fits`]). A linear cost a + b i grows by at most a factor 2
+/// from unit 1 to 2 and by less each unit after; on the corpus's polynomial
+/// programs the factor stayed below 1.15 (networkx, xz: growing inputs), on its
+/// geometric ones (MiniSat's restarts) it was near 1.5.
+pub const GEOMETRIC_FACTOR_PER_UNIT: f64 = 1.3;
 
-/// Whether the probe supports a bound at all (see [`MIN_UNIT_SHARE`] and
-/// [`MAX_FACTOR_PER_UNIT`]). The unit share is the median over runs of
-/// (T_last - T_first) / T_last; the growth factor is exp of the Theil–Sen
-/// slope (Sen, JASA 1968: the median of pairwise slopes, robust to a few
-/// transient units) of ln(per-unit cost) against the unit, over pairs of
-/// intervals within a run, the first interval (startup) left out. Run-length
-/// rows (one per run) are judged by neither.
-fn probe_support(points: &[Vec<(u64, f64)>], runs: &[&RunTimings]) -> Option<Unsupported> {
+/// A probe whose units are lost in its startup (see [`MIN_UNIT_SHARE`]). The
+/// unit share is the median over runs of (T_last - T_first) / T_last.
+/// Run-length rows (one per run) are not judged.
+fn startup_dominated(runs: &[&RunTimings]) -> Option<Unsupported> {
     let shares: Vec<f64> = runs
         .iter()
         .filter(|r| r.points.len() >= 2)
@@ -560,10 +578,40 @@ fn probe_support(points: &[Vec<(u64, f64)>], runs: &[&RunTimings]) -> Option<Uns
             }
         })
         .collect();
-    if let Some(share) = median(&shares) {
-        if share < MIN_UNIT_SHARE {
-            return Some(Unsupported::StartupDominated { unit_share: share });
-        }
+    let share = median(&shares)?;
+    (share < MIN_UNIT_SHARE).then_some(Unsupported::StartupDominated { unit_share: share })
+}
+
+/// When the probe's cost multiplied along it (`shown_factor`), whether the
+/// holdout told geometric growth from polynomial growth: either the geometric
+/// form alone extrapolated the later units (every polynomial form ruled out),
+/// or it was scored and ruled out. Otherwise (no holdout: too short a probe;
+/// or both kinds plausible) the bound would be the choice between a run that
+/// multiplies every unit and one that does not, orders of magnitude apart at
+/// N: no bound is supported, and the advice is a longer probe. A linear cost
+/// from a small intercept also multiplies early on (c(i+1)/c(i) = (i+1)/i),
+/// which is why the factor alone does not decide.
+fn geometric_undecided(choice: &select::Choice, shown_factor: Option<f64>) -> Option<Unsupported> {
+    let factor_per_unit = shown_factor?;
+    let geometric_alone = choice.plausible == [Form::Geometric];
+    let geometric_ruled_out = choice
+        .scores
+        .iter()
+        .any(|s| s.form == Form::Geometric && !s.plausible);
+    let decided =
+        choice.selection == Selection::Holdout && (geometric_alone || geometric_ruled_out);
+    (!decided).then_some(Unsupported::Geometric { factor_per_unit })
+}
+
+/// The factor by which per-unit cost multiplies per unit along the probe:
+/// exp of the Theil–Sen slope (Sen, JASA 1968: the median of pairwise slopes,
+/// robust to a few transient units) of ln(per-unit cost) against the unit,
+/// over pairs of intervals within a run, the first interval (startup) left
+/// out. None unless some run has at least three later intervals (two points
+/// make no trend).
+fn growth_factor_per_unit(points: &[Vec<(u64, f64)>]) -> Option<f64> {
+    if !points.iter().any(|run| run.len() >= 4) {
+        return None;
     }
     let mut slopes = Vec::new();
     for run in points {
@@ -579,12 +627,7 @@ fn probe_support(points: &[Vec<(u64, f64)>], runs: &[&RunTimings]) -> Option<Uns
             }
         }
     }
-    // At least three later intervals in some run: two points make no trend.
-    let enough = points.iter().any(|run| run.len() >= 4);
-    let slope = median(&slopes)?;
-    (enough && slope > MAX_FACTOR_PER_UNIT.ln()).then(|| Unsupported::Geometric {
-        factor_per_unit: slope.exp(),
-    })
+    median(&slopes).map(f64::exp)
 }
 
 /// Weights of the plausible forms in the model average (pseudo-Bayesian model

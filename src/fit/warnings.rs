@@ -67,6 +67,12 @@ pub enum FitWarning {
     },
     /// A stratum with one run: the spread between runs is assumed, not measured.
     SpreadUnmeasured { stratum: String, assumed_pct: f64 },
+    /// Per-unit cost multiplies along the probe: the geometric form is in the model.
+    GeometricGrowth {
+        stratum: String,
+        factor_per_unit: f64,
+        probe_units: u64,
+    },
 }
 
 impl FitWarning {
@@ -81,6 +87,7 @@ impl FitWarning {
             | FitWarning::CurvatureUnmeasured { stratum, .. }
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. }
+            | FitWarning::GeometricGrowth { stratum, .. }
             | FitWarning::Unsupported { stratum, .. } => stratum,
             FitWarning::StrataDiffer { slow, .. } => slow,
         }
@@ -151,6 +158,10 @@ impl fmt::Display for FitWarning {
                 "{stratum}: the first unit took {} against {} for the next ones (warm-up or startup); calib counts the excess once per run, so if your jobs restart from checkpoints, add it once per segment",
                 human_duration(*first_s),
                 human_duration(*typical_s)
+            ),
+            FitWarning::GeometricGrowth { stratum, factor_per_unit, probe_units } => write!(
+                f,
+                "{stratum}: per-unit cost multiplies by about x{factor_per_unit:.2} per unit along the probe (geometric growth, as in iterative deepening or an expanding search), so calib projects it geometrically: every unit beyond unit {probe_units} multiplies the budget, and a small error in the factor compounds; check that --units is the length you need, and probe a few units further to pin the factor down"
             ),
             FitWarning::SpreadUnmeasured { stratum, assumed_pct } => write!(
                 f,

@@ -16,9 +16,6 @@ use crate::forms::{self, Form};
 use crate::projection::{Curve, Projector};
 use crate::stratum::Stratum;
 
-/// The exponents of the power form that calib's fit searches (`fit::lsq`).
-pub const POWER_EXPONENTS: std::ops::RangeInclusive<f64> = -1.0..=3.0;
-
 /// A field of one stratum that breaks a rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Defect {
@@ -350,14 +347,18 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
             "is set, but the constant model has no b",
         ));
     }
-    if c.form == Form::Power && !POWER_EXPONENTS.contains(&p.b) {
+    if let Some(range) = c.form.profiled_range().filter(|r| !r.contains(&p.b)) {
+        let what = match c.form {
+            Form::Geometric => "a geometric form's log growth factor per unit",
+            _ => "a power-law exponent",
+        };
         return Err(Defect::new(
             field("params.b"),
             format!(
-                "is {}; expected a power-law exponent from {} to {}",
+                "is {}; expected {what} from {} to {}",
                 num(p.b),
-                POWER_EXPONENTS.start(),
-                POWER_EXPONENTS.end()
+                num(*range.start()),
+                num(*range.end())
             ),
         ));
     }
@@ -368,7 +369,9 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
     // Also refuses NaN.
     if last.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         let (name, given) = match c.form {
-            Form::Constant | Form::Power => (field("params.a"), format!("is {}", num(p.a))),
+            Form::Constant | Form::Power | Form::Geometric => {
+                (field("params.a"), format!("is {}", num(p.a)))
+            }
             Form::Linear | Form::Log => (
                 field("params"),
                 format!("has a = {}, b = {}", num(p.a), num(p.b)),
