@@ -128,3 +128,47 @@ fn bound_widens_with_extrapolation_distance() {
         ratio(200)
     );
 }
+
+/// A constant cost of 1 s per unit over 3 runs of 20 units, where one run has
+/// two units 10x slower than the rest (a noisy neighbour) near its end: not a
+/// trend. calib evens them out, keeping each run's total, so the bound for a
+/// run 10x longer follows the runs' rates (with the transients' share), not
+/// a slope through two slow units.
+#[test]
+fn transient_slow_units_do_not_become_a_trend() {
+    let mut csv = String::from("run,stratum,unit,elapsed_s\n");
+    for run in 0..3u64 {
+        let mut t = 2.0;
+        for unit in 1..=20u64 {
+            let mut cost = 1.0 + 0.02 * ((run + unit) % 3) as f64;
+            if run == 1 && (unit == 16 || unit == 17) {
+                cost *= 10.0;
+            }
+            t += cost;
+            csv.push_str(&format!("r{run},cell=a,{unit},{t:.6}\n"));
+        }
+    }
+    let report = fit_csv(&csv);
+    assert!(
+        report.warnings.iter().any(|w| matches!(
+            w,
+            calib::fit::FitWarning::TransientUnits {
+                units: 2,
+                runs_with: 1,
+                ..
+            }
+        )),
+        "{:?}",
+        report.warnings
+    );
+    // No trend along the run (the fitted cost at unit 20 against unit 1).
+    let trend = report.strata[0].trend_pct;
+    assert!(trend.abs() < 10.0, "trend {trend}%");
+    let projection = report.model.strata[0].project(200, 0.99);
+    // The slowest run, its slow units spread over it, goes on at about
+    // 1 + 18/19 s per unit: 2 s + 200 x 1.95 s = 391 s. The bound stays near
+    // it, well below what a slope through units 16-17 gives (over 2,000 s
+    // before transients were evened out).
+    let slowest = 2.0 + 200.0 * (1.0 + 18.0 / 19.0);
+    assert!(projection.upper_s < 2.5 * slowest, "{projection:?}");
+}

@@ -5,7 +5,8 @@
 //! 1. **Intervals** (here): each run's rows become intervals (u0, u1] with their
 //!    measured durations; the first interval (0, u1] includes the startup; a
 //!    run-length row is the interval (0, N]. Identical intervals of several runs
-//!    are aggregated into sufficient statistics.
+//!    are aggregated into sufficient statistics. Transient slow units are evened
+//!    out first, each run keeping its total ([`transients`]).
 //! 2. **Forms** ([`forms`]): constant, linear, logarithmic and power-law per-unit
 //!    cost c(i), and geometric where the probe shows it (step 6), each with a
 //!    startup term; a run is `startup + C(N)`.
@@ -52,6 +53,7 @@ pub mod lsq;
 pub mod plot;
 pub mod schema;
 pub mod select;
+pub mod transients;
 pub mod warnings;
 
 /// The cost forms are shared with the projection (`crate::forms`); `fit::forms`
@@ -412,8 +414,19 @@ fn candidate_fits(obs: &[lsq::Obs], horizon: u64, geometric_shown: bool) -> Vec<
         .collect()
 }
 
-fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
+fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
+    // 1. Transient slow units evened out before any fitting; the report and
+    // the plot keep the units as measured.
+    let evened = transients::even_out(measured);
+    let evened_refs: Vec<&RunTimings>;
+    let runs: &[&RunTimings] = match &evened {
+        Some((owned, _)) => {
+            evened_refs = owned.iter().collect();
+            &evened_refs
+        }
+        None => measured,
+    };
     let data = intervals(runs);
     let horizon = data.horizon;
     let growth_factor = growth_factor_per_unit(&data.points);
@@ -495,6 +508,16 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
         points: &data.points,
         options,
     });
+    if let Some((_, found)) = &evened {
+        w.push(FitWarning::TransientUnits {
+            stratum: display.to_string(),
+            units: found.units,
+            runs_with: found.runs_with,
+            runs: runs.len(),
+            worst_ratio: found.worst.0,
+            worst_unit: found.worst.1,
+        });
+    }
     if unsupported.is_none() && plausible.iter().any(|c| c.form == Form::Geometric) {
         w.push(FitWarning::GeometricGrowth {
             stratum: display.to_string(),
@@ -531,9 +554,13 @@ fn fit_stratum(name: &str, runs: &[&RunTimings], options: &FitOptions) -> Result
             ),
         )
     })?;
+    let points = match evened {
+        Some(_) => intervals(measured).points,
+        None => data.points,
+    };
     let report = StratumReport {
         stratum: display.to_string(),
-        points: data.points,
+        points,
         first_cost_s,
         last_cost_s,
         trend_pct,

@@ -67,6 +67,15 @@ pub enum FitWarning {
     },
     /// A stratum with one run: the spread between runs is assumed, not measured.
     SpreadUnmeasured { stratum: String, assumed_pct: f64 },
+    /// A few units many times slower than their neighbours, evened out.
+    TransientUnits {
+        stratum: String,
+        units: usize,
+        runs_with: usize,
+        runs: usize,
+        worst_ratio: f64,
+        worst_unit: u64,
+    },
     /// Per-unit cost multiplies along the probe: the geometric form is in the model.
     GeometricGrowth {
         stratum: String,
@@ -88,6 +97,7 @@ impl FitWarning {
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. }
             | FitWarning::GeometricGrowth { stratum, .. }
+            | FitWarning::TransientUnits { stratum, .. }
             | FitWarning::Unsupported { stratum, .. } => stratum,
             FitWarning::StrataDiffer { slow, .. } => slow,
         }
@@ -158,6 +168,11 @@ impl fmt::Display for FitWarning {
                 "{stratum}: the first unit took {} against {} for the next ones (warm-up or startup); calib counts the excess once per run, so if your jobs restart from checkpoints, add it once per segment",
                 human_duration(*first_s),
                 human_duration(*typical_s)
+            ),
+            FitWarning::TransientUnits { stratum, units, runs_with, runs, worst_ratio, worst_unit } => write!(
+                f,
+                "{stratum}: {units} unit(s) in {runs_with} of {runs} run(s) took over {factor}x their neighbours (up to {worst_ratio:.0}x, unit {worst_unit}): transient slowdowns (a noisy neighbour, I/O, garbage collection); calib counts their time as a cost that recurs along the run, not as a trend; if they came from the probe's node rather than the program, probe again on another node",
+                factor = super::transients::TRANSIENT_FACTOR
             ),
             FitWarning::GeometricGrowth { stratum, factor_per_unit, probe_units } => write!(
                 f,

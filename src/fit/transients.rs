@@ -1,0 +1,185 @@
+//! Transient slow units: a few units of a run many times slower than their
+//! neighbours (a noisy neighbour on the node, a burst of I/O, a garbage
+//! collection), which a least-squares trend would bend toward and then
+//! extrapolate as growth.
+//!
+//! **Detection** (a Hampel-type filter: Hampel, "The influence curve and its
+//! role in robust estimation", JASA 1974; Pearson, "Outliers in process
+//! modeling and identification", IEEE TCST 2002, with a ratio threshold in
+//! place of a multiple of the MAD, since unit costs are positive and their
+//! noise multiplicative): a unit is transient when its cost is more than
+//! [`TRANSIENT_FACTOR`] times the median of its neighbours in the same run: as
+//! many before it as after it, up to [`NEIGHBOURS`] on each side (so the
+//! first and last units, which lack one side, are not judged). Only
+//! single-unit intervals after the first (whose time includes the startup)
+//! count. A burst of up to three slow units in a row is caught; a lasting
+//! step to a slower regime is not (the neighbours after the step are slow
+//! too), and neither is a monotone trend, however steep, geometric growth
+//! included: a balanced window's median sits at the unit's own level.
+//!
+//! **Treatment.** A transient is taken as an event that recurs, not as a
+//! trend: each transient unit is set to its neighbours' median, and the run's
+//! total excess is spread evenly over the run's judged units. Every run keeps
+//! its total time (its level, and the spread between runs, still see the
+//! transients), and the per-unit rate it carries forward includes their share;
+//! only the shape of the curve no longer bends toward where they happened. The
+//! assumption is that transients keep occurring at the rate the probe saw
+//! them; a probe that happened to see none cannot know of them.
+
+use crate::stats::median;
+use crate::timings::RunTimings;
+
+/// A unit this many times slower than its neighbours' median is transient.
+pub const TRANSIENT_FACTOR: f64 = 3.0;
+/// Neighbours compared on each side of a unit.
+pub const NEIGHBOURS: usize = 3;
+
+/// The transient units found in a stratum's runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransientReport {
+    /// Transient units over all runs.
+    pub units: usize,
+    /// Runs with at least one.
+    pub runs_with: usize,
+    /// The largest ratio of a transient unit to its neighbours' median, and
+    /// that unit's number.
+    pub worst: (f64, u64),
+}
+
+/// The runs with their transients evened out (see the module docs), and what
+/// was found; `None` when no run has a transient unit.
+pub fn even_out(runs: &[&RunTimings]) -> Option<(Vec<RunTimings>, TransientReport)> {
+    let mut report = TransientReport {
+        units: 0,
+        runs_with: 0,
+        worst: (0.0, 0),
+    };
+    let evened: Vec<RunTimings> = runs
+        .iter()
+        .map(|run| {
+            let (points, found) = even_out_run(&run.points);
+            if !found.is_empty() {
+                report.runs_with += 1;
+                report.units += found.len();
+                for &(unit, ratio) in &found {
+                    if ratio > report.worst.0 {
+                        report.worst = (ratio, unit);
+                    }
+                }
+            }
+            RunTimings {
+                points,
+                ..(*run).clone()
+            }
+        })
+        .collect();
+    (report.units > 0).then_some((evened, report))
+}
+
+/// (unit, elapsed seconds) rows of one run, as in [`RunTimings::points`].
+type Points = Vec<(u64, f64)>;
+
+/// One run's cumulative points with its transients evened out, and the
+/// transients found as (unit, ratio to the neighbours' median).
+fn even_out_run(points: &[(u64, f64)]) -> (Points, Vec<(u64, f64)>) {
+    // Per-interval durations; only single-unit intervals after the first are judged.
+    let mut durations: Vec<f64> = Vec::with_capacity(points.len());
+    let mut judged: Vec<bool> = Vec::with_capacity(points.len());
+    let mut prev = (0u64, 0.0f64);
+    for (k, &(u, t)) in points.iter().enumerate() {
+        durations.push(t - prev.1);
+        judged.push(k > 0 && u == prev.0 + 1);
+        prev = (u, t);
+    }
+    let judged_idx: Vec<usize> = (0..points.len()).filter(|&k| judged[k]).collect();
+    let mut found = Vec::new();
+    let mut replacement: Vec<(usize, f64)> = Vec::new();
+    for (pos, &k) in judged_idx.iter().enumerate() {
+        let side = pos.min(judged_idx.len() - 1 - pos).min(NEIGHBOURS);
+        if side == 0 {
+            continue;
+        }
+        let neighbours: Vec<f64> = (pos - side..=pos + side)
+            .filter(|&p| p != pos)
+            .map(|p| durations[judged_idx[p]])
+            .collect();
+        let Some(typical) = median(&neighbours).filter(|m| *m > 0.0) else {
+            continue;
+        };
+        let ratio = durations[k] / typical;
+        if ratio > TRANSIENT_FACTOR {
+            found.push((points[k].0, ratio));
+            replacement.push((k, typical));
+        }
+    }
+    if found.is_empty() {
+        return (points.to_vec(), found);
+    }
+    let excess: f64 = replacement.iter().map(|&(k, m)| durations[k] - m).sum();
+    for &(k, m) in &replacement {
+        durations[k] = m;
+    }
+    let share = excess / judged_idx.len() as f64;
+    for &k in &judged_idx {
+        durations[k] += share;
+    }
+    let mut t = 0.0;
+    let evened = points
+        .iter()
+        .zip(&durations)
+        .map(|(&(u, _), d)| {
+            t += d;
+            (u, t)
+        })
+        .collect();
+    (evened, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cumulative(startup: f64, costs: &[f64]) -> Vec<(u64, f64)> {
+        let mut t = startup;
+        costs
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                t += c;
+                (i as u64 + 1, t)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_spike_is_evened_out_and_the_total_kept() {
+        let mut costs = vec![1.0; 20];
+        costs[14] = 10.0;
+        costs[15] = 8.0;
+        let points = cumulative(5.0, &costs);
+        let (evened, found) = even_out_run(&points);
+        assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![15, 16]);
+        let last = |p: &[(u64, f64)]| p.last().unwrap().1;
+        assert!((last(&evened) - last(&points)).abs() < 1e-9);
+        // Every judged unit now costs the same: 1 + 16 / 19.
+        let d: Vec<f64> = evened.windows(2).map(|w| w[1].1 - w[0].1).collect();
+        assert!(
+            d.iter().all(|x| (x - (1.0 + 16.0 / 19.0)).abs() < 1e-9),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn trends_steps_and_noise_are_left_alone() {
+        let linear: Vec<f64> = (1..=40).map(|i| 0.05 + 0.2 * i as f64).collect();
+        let geometric: Vec<f64> = (1..=25).map(|i| 2.5f64.powi(i)).collect();
+        let step: Vec<f64> = (1..=30).map(|i| if i > 15 { 6.0 } else { 1.0 }).collect();
+        let noisy: Vec<f64> = (1..=50)
+            .map(|i| 1.0 + 0.5 * ((i * 7919 % 13) as f64 / 13.0))
+            .collect();
+        for costs in [linear, geometric, step, noisy] {
+            let (_, found) = even_out_run(&cumulative(1.0, &costs));
+            assert!(found.is_empty(), "{found:?} in {costs:?}");
+        }
+    }
+}
