@@ -537,10 +537,11 @@ fn seed_case_6_end_to_end_over_cap_exits_3() {
     assert_eq!(slow["status"], "over_cap");
     assert_eq!(slow["partition"], Value::Null);
     assert!(slow["floor_s"].as_f64().unwrap() >= 48.0 * 3600.0 - 1.0);
-    assert!(slow["time_s"].as_f64().unwrap() >= slow["floor_s"].as_f64().unwrap());
-    // At least 2 segments of at most 24 h; the notes say how many.
+    // As many segments of at most 24 h (the largest cap) as the upper bound
+    // needs; the notes say how many.
     let segments = slow["segments"].as_u64().unwrap();
-    assert!(segments >= 2, "{slow}");
+    let upper_s = slow["upper_s"].as_f64().unwrap();
+    assert_eq!(segments, (upper_s / 86_400.0).ceil() as u64, "{slow}");
     let notes = slow["notes"].to_string();
     assert_mentions(&notes, &[&format!("{segments} segments"), "1-00:00:00"]);
 
@@ -617,11 +618,19 @@ fn json_output_holds_the_contract_fields() {
     }
     assert_eq!(s["stratum"], "dataset=Y");
     assert_eq!(s["units"], 100);
-    let status = s["status"].as_str().unwrap();
-    assert!(status == "ok" || status == "rounded_down", "{s}");
+    // The budgeting rule (design.md): the upper bound rounded up to the whole
+    // minute, or a cap in [floor_s, upper_s) that it was rounded down to.
     let time_s = s["time_s"].as_u64().unwrap();
-    assert!(time_s as f64 >= s["floor_s"].as_f64().unwrap());
-    assert!(time_s >= 60 && time_s.is_multiple_of(60));
+    let floor_s = s["floor_s"].as_f64().unwrap();
+    let upper_s = s["upper_s"].as_f64().unwrap();
+    match s["status"].as_str().unwrap() {
+        "ok" => assert_eq!(time_s, (upper_s / 60.0).ceil() as u64 * 60, "{s}"),
+        "rounded_down" => {
+            assert!(floor_s <= time_s as f64 && (time_s as f64) < upper_s, "{s}");
+            assert!(time_s.is_multiple_of(60), "{s}");
+        }
+        other => panic!("status {other}: {s}"),
+    }
     // `time` is `time_s` in a form Slurm parses.
     let time = s["time"].as_str().unwrap();
     assert_eq!(
