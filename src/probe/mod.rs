@@ -73,28 +73,28 @@ use runner::{RunContext, RunSpec};
 
 /// Everything a probe needs, checked.
 #[derive(Debug, Clone)]
-pub struct ProbeConfig {
+pub(crate) struct ProbeConfig {
     /// The command and its arguments (may hold `{rep}` and `{units}`).
-    pub command: Vec<OsString>,
-    pub stratum: Stratum,
-    pub out: PathBuf,
-    pub matcher: UnitMatcher,
+    pub(crate) command: Vec<OsString>,
+    pub(crate) stratum: Stratum,
+    pub(crate) out: PathBuf,
+    pub(crate) matcher: UnitMatcher,
     /// Stop each run after this many units.
-    pub units: Option<u64>,
-    pub repeat: u64,
-    pub first_rep: u64,
+    pub(crate) units: Option<u64>,
+    pub(crate) repeat: u64,
+    pub(crate) first_rep: u64,
     /// Run-length mode: one run per length.
-    pub lengths: Vec<u64>,
+    pub(crate) lengths: Vec<u64>,
     /// Bound on the whole probe.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// From TERM to KILL when calib stops the command.
-    pub grace: Duration,
-    pub show_units: usize,
-    pub unbuffered: bool,
-    pub progress: ProgressMode,
-    pub allow_login: bool,
+    pub(crate) grace: Duration,
+    pub(crate) show_units: usize,
+    pub(crate) unbuffered: bool,
+    pub(crate) progress: ProgressMode,
+    pub(crate) allow_login: bool,
     /// The user's calib command line, for messages.
-    pub command_line: String,
+    pub(crate) command_line: String,
 }
 
 /// Runs the whole probe: checks, the timings file, every planned run. Returns

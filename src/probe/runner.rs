@@ -46,47 +46,47 @@ const READ_SIZE: usize = 256 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct RunSpec {
     /// Run-length mode: the length substituted for `{units}`.
-    pub length: Option<u64>,
+    pub(crate) length: Option<u64>,
     /// The command and its arguments, placeholders substituted.
-    pub argv: Vec<OsString>,
-    pub run_id: String,
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) run_id: String,
 }
 
 /// What a run needs from the probe around it.
 pub(crate) struct RunContext<'a> {
-    pub writer: &'a mut TimingsWriter,
-    pub stratum: &'a Stratum,
+    pub(crate) writer: &'a mut TimingsWriter,
+    pub(crate) stratum: &'a Stratum,
     /// The fingerprint without `started_at`.
-    pub fingerprint: &'a Fingerprint,
+    pub(crate) fingerprint: &'a Fingerprint,
     /// `None` in run-length mode (no unit rows).
-    pub matcher: Option<&'a UnitMatcher>,
-    pub unit_limit: Option<u64>,
-    pub grace: Duration,
+    pub(crate) matcher: Option<&'a UnitMatcher>,
+    pub(crate) unit_limit: Option<u64>,
+    pub(crate) grace: Duration,
     /// When the whole probe must stop (`--timeout`).
-    pub deadline: Option<Instant>,
-    pub show_units: usize,
-    pub unbuffered: bool,
-    pub console: &'a mut Console,
-    pub signals: &'a SignalGuard,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) show_units: usize,
+    pub(crate) unbuffered: bool,
+    pub(crate) console: &'a mut Console,
+    pub(crate) signals: &'a SignalGuard,
     /// Text shown before the status line, e.g. `run 2/3`.
-    pub label: String,
+    pub(crate) label: String,
 }
 
 /// How a run went.
 #[derive(Debug)]
 pub(crate) struct RunOutcome {
-    pub end: RunEnd,
+    pub(crate) end: RunEnd,
     /// Unit rows written (run-length mode: 1 when the run completed).
-    pub units: u64,
-    pub elapsed_s: f64,
+    pub(crate) units: u64,
+    pub(crate) elapsed_s: f64,
     /// calib's exit status for this run: 0 after `--units`, else the command's
     /// status, 128 + signal when it was killed.
-    pub status: i32,
-    pub stopped: Option<StopReason>,
+    pub(crate) status: i32,
+    pub(crate) stopped: Option<StopReason>,
     /// A stop signal calib received during the run.
-    pub stop_signal: Option<i32>,
-    pub stats: UnitStats,
-    pub write_error: Option<Error>,
+    pub(crate) stop_signal: Option<i32>,
+    pub(crate) stats: UnitStats,
+    pub(crate) write_error: Option<Error>,
 }
 
 /// One of the command's output streams.
