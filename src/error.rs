@@ -9,11 +9,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Exit status for bad input, bad usage and refusals.
-pub const EXIT_INPUT: i32 = 2;
+pub(crate) const EXIT_INPUT: i32 = 2;
 /// Exit status for failures of the system (I/O, a command that could not start).
-pub const EXIT_FAILURE: i32 = 1;
+pub(crate) const EXIT_FAILURE: i32 = 1;
 /// Exit status of `calib budget` when a stratum is `over_cap`.
-pub const EXIT_OVER_CAP: i32 = 3;
+pub(crate) const EXIT_OVER_CAP: i32 = 3;
 
 /// Where a piece of input came from, for messages: a file, stdin, or an argument.
 #[derive(Debug, Clone, PartialEq, Eq)]

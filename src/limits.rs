@@ -32,7 +32,7 @@ pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 pub(crate) const MAX_INPUT_BYTES: u64 = 4 << 30;
 
 /// The largest number of units in a run, or tasks in a stratum.
-pub const MAX_COUNT: u64 = 1_000_000_000;
+pub(crate) const MAX_COUNT: u64 = 1_000_000_000;
 
 /// The longest duration accepted as measured: 10 years of 365.25 days, in seconds.
 pub(crate) const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;

@@ -17,7 +17,7 @@ use crate::shell::refuse_control;
 
 /// The longest [`Stratum::slug`]: with a task tag it must fit one file name
 /// (255 bytes on common file systems) and stay readable in a job name.
-pub const SLUG_MAX: usize = 64;
+pub(crate) const SLUG_MAX: usize = 64;
 
 /// Hex digits of the hash that ends a shortened slug (64 bits).
 const SLUG_HASH_DIGITS: usize = 16;
@@ -45,7 +45,7 @@ impl Stratum {
     }
 
     /// Adds one `k=v` pair.
-    pub fn add_pair(&mut self, pair: &str) -> Result<(), String> {
+    pub(crate) fn add_pair(&mut self, pair: &str) -> Result<(), String> {
         refuse_control("label", pair)?;
         let (key, value) = pair
             .split_once('=')
@@ -77,7 +77,7 @@ impl Stratum {
     }
 
     /// Merges another stratum's labels into this one.
-    pub fn merge(&mut self, other: &Stratum) -> Result<(), String> {
+    pub(crate) fn merge(&mut self, other: &Stratum) -> Result<(), String> {
         for (k, v) in &other.labels {
             self.insert(k, v)?;
         }

@@ -21,7 +21,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -125,7 +125,12 @@ pub fn write_unit_rows(out: &mut String, spec: &RunSpec, rng: &mut Rng) -> f64 {
 
 /// Appends the rows of the first `probe_units` units of a run (a probe of it);
 /// returns the elapsed seconds of the whole run, from the same random stream.
-pub fn write_probe_rows(out: &mut String, spec: &RunSpec, rng: &mut Rng, probe_units: u64) -> f64 {
+pub(crate) fn write_probe_rows(
+    out: &mut String,
+    spec: &RunSpec,
+    rng: &mut Rng,
+    probe_units: u64,
+) -> f64 {
     let mut t = spec.startup_s;
     for (i, d) in spec.durations(rng).into_iter().enumerate() {
         t += d;
@@ -146,7 +151,7 @@ pub fn write_probe_rows(out: &mut String, spec: &RunSpec, rng: &mut Rng, probe_u
 }
 
 /// Appends one run-length row (unit = the run's length); returns its elapsed seconds.
-pub fn write_run_length_row(out: &mut String, spec: &RunSpec, rng: &mut Rng) -> f64 {
+pub(crate) fn write_run_length_row(out: &mut String, spec: &RunSpec, rng: &mut Rng) -> f64 {
     let t = spec.startup_s + spec.durations(rng).iter().sum::<f64>();
     let _ = writeln!(
         out,
@@ -204,7 +209,7 @@ pub fn trend_case(probe_units: u64, runs: usize, seed: u64) -> (String, Vec<f64>
 
 /// Seed case 3 levels: in the slow dataset (385 s/generation at level 1) one seed
 /// finishes 100 generations in 7:01 h and another needs 10.7 h.
-pub const SPREAD_LEVELS: [f64; 3] = [25_260.0 / 38_500.0, 0.83, 38_520.0 / 38_500.0];
+pub(crate) const SPREAD_LEVELS: [f64; 3] = [25_260.0 / 38_500.0, 0.83, 38_520.0 / 38_500.0];
 
 /// Seed case 3 (with case 2's fast dataset): `probe_units` generations of each
 /// seed of the slow dataset (levels [`SPREAD_LEVELS`]) and of three seeds of a

@@ -9,32 +9,8 @@ mod common;
 use clap::error::ErrorKind;
 use clap::Parser;
 
-use assert_cmd::prelude::*;
 use calib::cli::Cli;
-use common::{calib, stdout};
-
-/// The help of `args` (e.g. `["fit", "--help"]`), unwrapped: clap wraps help
-/// to the terminal's width, taken from `COLUMNS` when there is no terminal.
-fn help(args: &[&str]) -> String {
-    let help = calib()
-        .args(args)
-        .env("COLUMNS", "10000")
-        .assert()
-        .success();
-    stdout(help.get_output())
-}
-
-/// The indented lines below the line `heading` (up to the next line that is
-/// not indented).
-fn block<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
-    let mut lines = help.lines().skip_while(|l| l.trim() != heading);
-    assert!(lines.next().is_some(), "no `{heading}` in:\n{help}");
-    lines
-        .take_while(|l| l.is_empty() || l.starts_with(' '))
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect()
-}
+use common::{help_block, help_text};
 
 /// The calib command lines of one example line: a line may number its step
 /// (`2. calib fit ...`), end with a comment (after two spaces or more, in
@@ -104,8 +80,8 @@ fn check_examples(source: &str, lines: &[&str]) -> usize {
 
 #[test]
 fn the_pipeline_in_calib_help_parses() {
-    let text = help(&["--help"]);
-    let steps = block(&text, "The pipeline:");
+    let text = help_text(&["--help"]);
+    let steps = help_block(&text, "The pipeline:");
     assert_eq!(check_examples("calib --help", &steps), 4, "{steps:#?}");
 }
 
@@ -116,14 +92,14 @@ fn every_command_s_examples_parse() {
     let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
     assert!(names.len() >= 5, "{names:?}");
     for name in names {
-        let text = help(&[name, "--help"]);
+        let text = help_text(&[name, "--help"]);
         // The steps of the pipeline must teach by example; a helper command
         // (completions, man) may.
         let pipeline = ["probe", "fit", "budget", "audit", "backtest"].contains(&name);
         if !pipeline && !text.lines().any(|l| l.trim() == "Examples:") {
             continue;
         }
-        let examples = block(&text, "Examples:");
+        let examples = help_block(&text, "Examples:");
         let checked = check_examples(&format!("calib {name} --help"), &examples);
         assert!(
             checked >= 2,

@@ -2,20 +2,18 @@
 //! `# source:` line) and on the Slurm lab's verbatim outputs. Expected values
 //! were read by hand from the files.
 
+mod common;
+
 use calib::error::{Error, Origin};
 use calib::slurm::sacct::{
     parse_sacct, ExitCode, JobId, JobKind, JobState, Layout, SacctOptions, SacctTable, Step,
 };
 use calib::slurm::time::{PrintedLimit, SlurmTime};
+use common::{assert_input_error, recorded_sample};
 
+/// A recorded sacct sample of tests/data/sacct.
 fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/sacct/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert!(
-        text.starts_with("# source:"),
-        "{name} must begin with its source line"
-    );
-    text
+    recorded_sample(&format!("tests/data/sacct/{name}"))
 }
 
 fn parse(name: &str, options: &SacctOptions) -> SacctTable {
@@ -43,14 +41,6 @@ fn limit(seconds: u64) -> Option<PrintedLimit> {
 
 fn exit(code: i32, signal: i32) -> Option<ExitCode> {
     Some(ExitCode { code, signal })
-}
-
-fn input_error(result: calib::error::Result<SacctTable>) -> (Option<u64>, String) {
-    match result {
-        Err(Error::Input { line, message, .. }) => (line, message),
-        Err(other) => panic!("expected an input error, got {other}"),
-        Ok(t) => panic!("expected an input error, got {} rows", t.rows.len()),
-    }
 }
 
 #[test]
@@ -175,14 +165,13 @@ fn reportseff_without_column_names_is_refused_with_advice() {
         delimiter: Some("^|^".into()),
         columns: None,
     };
-    let (line, message) = input_error(parse_sacct(
+    let err = parse_sacct(
         &data("sacct-reportseff-array-caretdelim.txt"),
         &Origin::Stdin,
         &options,
-    ));
-    assert_eq!(line, Some(2));
-    assert!(message.contains("not a header"), "{message}");
-    assert!(message.contains("--format"), "{message}");
+    )
+    .unwrap_err();
+    assert_input_error(&err, Some(2), &["not a header", "--format"]);
 }
 
 #[test]
@@ -263,9 +252,8 @@ fn fixed_width_cut_values_are_flagged_or_refused() {
         "-------- ----------\n",
         "      43 10-00:00:+\n",
     );
-    let (line, message) = input_error(parse_sacct(cut, &Origin::Stdin, &SacctOptions::default()));
-    assert_eq!(line, Some(3));
-    assert!(message.contains("sacct -P"), "{message}");
+    let err = parse_sacct(cut, &Origin::Stdin, &SacctOptions::default()).unwrap_err();
+    assert_input_error(&err, Some(3), &["sacct -P"]);
 }
 
 #[test]
@@ -327,12 +315,13 @@ fn lab_partition_limit_without_header() {
     assert_eq!(t.rows[0].timelimit_s(), None);
     assert_eq!(t.rows[0].state, Some(JobState::Cancelled { by: Some(0) }));
     // Without the column names the same text is refused, naming the line.
-    let (line, _) = input_error(parse_sacct(
+    let err = parse_sacct(
         &data("lab-sacct-partition-limit-noheader.txt"),
         &Origin::Stdin,
         &SacctOptions::default(),
-    ));
-    assert_eq!(line, Some(2));
+    )
+    .unwrap_err();
+    assert_input_error(&err, Some(2), &[]);
 }
 
 #[test]
@@ -413,9 +402,8 @@ fn a_job_name_containing_the_delimiter_goes_back_to_its_column() {
     assert_eq!(t.rows[0].state, Some(JobState::Completed));
     // With two free-text columns it is ambiguous: refused, with the line.
     let text = "JobID|JobName|Comment|State\n9|a|b|c|COMPLETED\n";
-    let (line, message) = input_error(parse_sacct(text, &Origin::Stdin, &SacctOptions::default()));
-    assert_eq!(line, Some(2));
-    assert!(message.contains("5 fields, expected 4"), "{message}");
+    let err = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap_err();
+    assert_input_error(&err, Some(2), &["5 fields, expected 4"]);
 }
 
 #[test]
@@ -432,22 +420,20 @@ fn bad_values_name_the_line_and_what_was_expected() {
         ),
     ];
     for (text, want_line, want) in cases {
-        let (line, message) =
-            input_error(parse_sacct(text, &Origin::Stdin, &SacctOptions::default()));
-        assert_eq!(line, Some(want_line), "{text}");
-        assert!(message.contains(want), "{text}: {message}");
+        let err = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap_err();
+        assert_input_error(&err, Some(want_line), &[want]);
     }
 }
 
 #[test]
 fn plain_text_that_is_not_sacct_is_refused_with_advice() {
-    let (line, message) = input_error(parse_sacct(
+    let err = parse_sacct(
         "239023 COMPLETED 0:0\n",
         &Origin::Stdin,
         &SacctOptions::default(),
-    ));
-    assert_eq!(line, Some(1));
-    assert!(message.contains("sacct -P"), "{message}");
+    )
+    .unwrap_err();
+    assert_input_error(&err, Some(1), &["sacct -P"]);
 }
 
 #[test]

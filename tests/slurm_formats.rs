@@ -6,6 +6,8 @@
 //! Every expected value below was written by hand from those sources, never
 //! computed with the code under test.
 
+mod common;
+
 use calib::error::{Error, Origin};
 use calib::slurm::partitions::{
     family_of, parse_partitions, PartitionList, PartitionSelector, Selection,
@@ -14,6 +16,7 @@ use calib::slurm::time::{
     format_sbatch_time, parse_elapsed, parse_printed_limit, parse_time, sbatch_minutes,
     PrintedLimit, SlurmTime,
 };
+use common::{assert_input_error, recorded_sample};
 use proptest::prelude::*;
 use regex::Regex;
 
@@ -295,14 +298,9 @@ proptest! {
 // 3. Partition lists: every sinfo/scontrol sample.
 // ---------------------------------------------------------------------------
 
+/// A recorded sinfo or scontrol sample of tests/data/slurm.
 fn sample(name: &str) -> String {
-    let path = format!("{}/tests/data/slurm/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    assert!(
-        text.starts_with("# source:"),
-        "{name} must start with its source"
-    );
-    text
+    recorded_sample(&format!("tests/data/slurm/{name}"))
 }
 
 fn parse_sample(name: &str) -> PartitionList {
@@ -663,23 +661,6 @@ fn scontrol_several_blocks_default_and_unlimited() {
 // ---------------------------------------------------------------------------
 // Errors, truncation, merging, clusters.
 // ---------------------------------------------------------------------------
-
-fn assert_input_error(err: &Error, line: Option<u64>, fragments: &[&str]) {
-    match err {
-        Error::Input {
-            line: got_line,
-            message,
-            ..
-        } => {
-            assert_eq!(*got_line, line, "{message}");
-            for f in fragments {
-                assert!(message.contains(f), "`{f}` missing from: {message}");
-            }
-        }
-        other => panic!("expected an input error, got {other:?}"),
-    }
-    assert_eq!(err.exit_code(), 2);
-}
 
 #[test]
 fn limit_cut_inside_the_minutes_is_an_error_with_advice() {

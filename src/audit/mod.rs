@@ -46,16 +46,17 @@ use crate::stats::median;
 use crate::stratum::Stratum;
 use crate::timings::Timings;
 
-pub use query::{check_columns, SacctQuery, SACCT_FORMAT};
-pub use whole_runs::whole_run_rows;
+pub use query::SACCT_FORMAT;
+pub(crate) use query::{check_columns, SacctQuery};
+pub(crate) use whole_runs::whole_run_rows;
 
 /// Below this share of its budget used by the slowest task, calib suggests a
 /// shorter request.
-pub const LOW_USE: f64 = 0.40;
+pub(crate) const LOW_USE: f64 = 0.40;
 /// Above this share, calib warns that the margin is too thin.
-pub const HIGH_USE: f64 = 0.90;
+pub(crate) const HIGH_USE: f64 = 0.90;
 /// The headroom calib suggests over the slowest task when it proposes a time.
-pub const SUGGESTED_HEADROOM: f64 = 1.5;
+pub(crate) const SUGGESTED_HEADROOM: f64 = 1.5;
 
 /// A share as a whole percentage; `<1%` for a small nonzero share (so that a
 /// task that did run never reads as having used nothing).
@@ -70,9 +71,9 @@ pub fn percent(used: f64) -> String {
 }
 
 /// The comment prefix that `calib budget` puts in `--comment`.
-pub const COMMENT_PREFIX: &str = "calib stratum=";
+pub(crate) const COMMENT_PREFIX: &str = "calib stratum=";
 /// The job-name prefix that `calib budget` puts in `--job-name`.
-pub const NAME_PREFIX: &str = "calib-";
+pub(crate) const NAME_PREFIX: &str = "calib-";
 
 /// How a group's name was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -282,12 +283,12 @@ pub struct Audit {
 
 /// True for the rows `sacct -X` keeps for outcome: not a step, and for a
 /// heterogeneous job only its first component.
-pub fn is_job_row(id: &JobId) -> bool {
+pub(crate) fn is_job_row(id: &JobId) -> bool {
     !id.is_step() && !matches!(id.kind, JobKind::HetComponent(n) if n > 0)
 }
 
 /// The stratum in a job's comment `calib stratum=<canonical>`, if any.
-pub fn comment_stratum(row: &SacctRow) -> Option<Stratum> {
+pub(crate) fn comment_stratum(row: &SacctRow) -> Option<Stratum> {
     let comment = row.comment.as_deref()?;
     let pos = comment.find(COMMENT_PREFIX)?;
     Stratum::parse(comment[pos + COMMENT_PREFIX.len()..].trim()).ok()
@@ -528,7 +529,7 @@ fn usage_of(rows: &[&SacctRow], reached: &HashMap<String, Reached>, units: Optio
 }
 
 /// What to tell the user about a group.
-pub fn advise(usage: &Usage) -> Vec<Advice> {
+pub(crate) fn advise(usage: &Usage) -> Vec<Advice> {
     let mut advice = Vec::new();
     if !usage.timeouts.is_empty() {
         let projected = usage

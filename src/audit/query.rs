@@ -14,7 +14,7 @@ pub const SACCT_FORMAT: &str = "JobID,JobIDRaw,JobName,Partition,State,ExitCode,
 /// Which jobs to ask sacct for; all `None` is sacct's own default (this
 /// user's jobs since midnight).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SacctQuery {
+pub(crate) struct SacctQuery {
     /// A comma list of job ids (`sacct -j`).
     pub jobs: Option<String>,
     /// A start date (`sacct -S`).
@@ -26,7 +26,7 @@ pub struct SacctQuery {
 impl SacctQuery {
     /// The arguments of the `sacct` command: job rows only (`-X`), parsable
     /// (`-P`), the columns of [`SACCT_FORMAT`].
-    pub fn argv(&self) -> Vec<String> {
+    pub(crate) fn argv(&self) -> Vec<String> {
         let mut argv = vec![
             "-P".to_string(),
             "-X".to_string(),
@@ -82,7 +82,7 @@ impl SacctQuery {
 /// State it cannot (bad input); without elapsed and limit columns it can only
 /// count states, which the returned warnings say. A table without rows needs
 /// nothing.
-pub fn check_columns(table: &SacctTable, origin: &Origin) -> Result<Vec<String>> {
+pub(crate) fn check_columns(table: &SacctTable, origin: &Origin) -> Result<Vec<String>> {
     if table.rows.is_empty() {
         return Ok(Vec::new());
     }

@@ -19,7 +19,7 @@ use crate::timings::{Fingerprint, TimingRow};
 /// The whole-run rows of the COMPLETED tasks of `table`, in table order.
 /// `units` is the number of units of each task; `cluster` the cluster they
 /// ran on, when known.
-pub fn whole_run_rows(
+pub(crate) fn whole_run_rows(
     table: &SacctTable,
     options: &AuditOptions,
     units: u64,

@@ -78,7 +78,7 @@ pub struct BacktestOptions {
 /// The baselines computed on the same probe runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Baseline {
+pub(crate) enum Baseline {
     /// Plain mean per-unit cost of the probe x N.
     MeanRate,
     /// The same x 1.5: a common rule of thumb.
@@ -141,7 +141,7 @@ pub struct Trial {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Skipped {
     pub stratum: String,
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// One stratum's trials and their summary.
@@ -152,19 +152,19 @@ pub struct StratumBacktest {
     pub covered: usize,
     /// Trials whose probe supported no bound (`unsupported`).
     pub unsupported: usize,
-    pub median_headroom: f64,
+    pub(crate) median_headroom: f64,
     /// The smallest headroom: below 1, the worst miss.
     pub worst_headroom: f64,
     /// The largest headroom: the most wasteful budget.
     pub largest_headroom: f64,
-    pub baselines: Vec<BaselineSummary>,
+    pub(crate) baselines: Vec<BaselineSummary>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct BaselineSummary {
-    pub baseline: Baseline,
+pub(crate) struct BaselineSummary {
+    pub(crate) baseline: Baseline,
     pub covered: usize,
-    pub median_headroom: f64,
+    pub(crate) median_headroom: f64,
 }
 
 /// The whole backtest.
@@ -181,9 +181,9 @@ pub struct Backtest {
     /// covered / the trials that were given a budget, to set beside `confidence`.
     pub observed_coverage: f64,
     /// Median over strata of each stratum's median headroom.
-    pub median_headroom: f64,
+    pub(crate) median_headroom: f64,
     pub strata_all_covered: usize,
-    pub baselines: Vec<BaselineSummary>,
+    pub(crate) baselines: Vec<BaselineSummary>,
 }
 
 /// A run's length and the time a walltime must cover.
@@ -608,7 +608,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
     })
 }
 
-pub fn display_stratum(stratum: &str) -> &str {
+pub(crate) fn display_stratum(stratum: &str) -> &str {
     if stratum.is_empty() {
         "(all)"
     } else {

@@ -10,7 +10,7 @@ use crate::stratum::Stratum;
 /// The largest `units` or `tasks` a grid may give (also the bound of `--units`
 /// and `--tasks`, and of a timings row's `unit`): far above any real campaign,
 /// small enough that sums of tasks x seconds cannot overflow.
-pub use crate::limits::MAX_COUNT;
+pub(crate) use crate::limits::MAX_COUNT;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSize {

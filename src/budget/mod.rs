@@ -10,7 +10,7 @@
 pub mod export;
 pub mod grid;
 pub mod rule;
-pub mod summary;
+pub(crate) mod summary;
 pub mod transfer;
 
 use crate::error::{Error, Result};
@@ -49,8 +49,8 @@ pub struct Basis {
     pub probe_units: u64,
     pub model: String,
     /// Per-unit cost at the first unit and at the probe's last (startup apart).
-    pub rate_first_s: f64,
-    pub rate_last_s: f64,
+    pub(crate) rate_first_s: f64,
+    pub(crate) rate_last_s: f64,
     /// The fitted startup (seconds before the first unit's own work).
     pub startup_s: f64,
     pub clusters: Vec<String>,
@@ -79,7 +79,7 @@ impl StratumBudget {
 
     /// The `--time` value, or `None` when the stratum gets no time
     /// (`unsupported`).
-    pub fn time_given(&self) -> Option<String> {
+    pub(crate) fn time_given(&self) -> Option<String> {
         (self.decision.status != Status::Unsupported).then(|| self.time())
     }
 }
@@ -101,12 +101,6 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub fn any_over_cap(&self) -> bool {
-        self.strata
-            .iter()
-            .any(|s| s.decision.status == Status::OverCap)
-    }
-
     /// The strata given no usable single time (`over_cap`, `unsupported`):
     /// `calib budget` exits 3 when there is any.
     pub fn refused(&self) -> Vec<&StratumBudget> {

@@ -69,7 +69,7 @@ pub struct Decision {
     /// `upper_s` (at least enough to cover `floor_s`).
     pub segments: Option<u64>,
     /// The largest cap in play, for the notes.
-    pub largest_cap_s: f64,
+    pub(crate) largest_cap_s: f64,
 }
 
 impl Decision {

@@ -4,7 +4,7 @@
 use super::Budget;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct BucketLoad {
+pub(crate) struct BucketLoad {
     /// Partition name, or `over_cap` for strata that fit nowhere.
     pub bucket: String,
     pub strata: usize,
@@ -12,15 +12,15 @@ pub struct BucketLoad {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// In the order of the caps, then `over_cap`.
     pub buckets: Vec<BucketLoad>,
     /// The stratum with the longest `--time`, and that time in seconds.
     pub longest: Option<(String, u64)>,
     /// Sum over strata of tasks x `time_s`, in hours.
-    pub requested_hours: f64,
+    pub(crate) requested_hours: f64,
     /// Sum over strata of tasks x `predicted_s`, in hours.
-    pub predicted_hours: f64,
+    pub(crate) predicted_hours: f64,
     pub tasks: u64,
 }
 

@@ -84,7 +84,7 @@ pub struct AuditArgs {
     /// id, unit = --units, elapsed_s = Elapsed), so that the next calib fit learns
     /// from the campaign. The file must not exist. Needs --units.
     #[arg(long = "write-timings", value_name = "FILE", requires = "units")]
-    pub write_timings: Option<PathBuf>,
+    pub(crate) write_timings: Option<PathBuf>,
 
     /// The cluster the audited jobs ran on, recorded in --write-timings rows so
     /// that calib budget accepts them as a calibration of that cluster. Default:

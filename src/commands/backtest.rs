@@ -46,7 +46,7 @@ pub struct BacktestArgs {
     /// Probe length as a fraction of the held-out run's length N, in (0, 1).
     /// Example: `--probe-fraction 0.1` probes 10 units of a 100-unit run.
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
-    pub probe_fraction: Option<f64>,
+    pub(crate) probe_fraction: Option<f64>,
 
     /// How many probe runs (seeds) the budget may use.
     #[arg(long, value_name = "S", default_value_t = 3,

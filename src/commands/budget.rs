@@ -71,11 +71,11 @@ pub struct BudgetArgs {
     /// Use the partitions of this family (a name minus its _bN suffix, e.g.
     /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family.
     #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
-    pub partition_family: Option<String>,
+    pub(crate) partition_family: Option<String>,
 
     /// Use the partitions whose names match this regular expression.
     #[arg(long, value_name = "REGEX", value_parser = flags::regex)]
-    pub partition_regex: Option<Regex>,
+    pub(crate) partition_regex: Option<Regex>,
 
     /// One-sided confidence of the upper bound: the chance that a new run
     /// finishes within it, under the model's assumptions.

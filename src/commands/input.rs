@@ -10,7 +10,7 @@ use crate::limits::{into_text, read_file_bounded, read_stdin_bounded};
 
 /// Reads such an argument. `flag` names it in messages (`--partitions`). A file
 /// the user named that cannot be read is bad input (exit 2), like bad text.
-pub fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
+pub(crate) fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
     if value == "-" {
         let text = into_text(read_stdin_bounded()?, &Origin::Stdin)?;
         return Ok((text, Origin::Stdin));

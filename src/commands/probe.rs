@@ -79,7 +79,7 @@ pub struct ProbeArgs {
     /// one that is your unit.
     /// Example: --unit-regex '^Epoch \d+ done'
     #[arg(short = 'u', long, value_name = "REGEX", conflicts_with = "lengths")]
-    pub unit_regex: Option<String>,
+    pub(crate) unit_regex: Option<String>,
 
     /// Stop the command after K units of each run (TERM, then KILL after
     /// --grace), record `end=limit` and exit 0: probe a long run briefly. A
@@ -99,7 +99,7 @@ pub struct ProbeArgs {
     /// The first value of `{rep}` (then +1 for each repetition), to line probe
     /// seeds up with the campaign's. Example: --first-rep 0
     #[arg(long, value_name = "N", default_value_t = 1)]
-    pub first_rep: u64,
+    pub(crate) first_rep: u64,
 
     /// Run-length mode: run the whole command once per length, with `{units}`
     /// in the command replaced by the length, and record one row per run (unit =
@@ -133,7 +133,7 @@ pub struct ProbeArgs {
     /// How many of the first marker lines of each run to echo on stderr, so you
     /// can check what was counted as a unit. Example: --show-units 0
     #[arg(long, value_name = "N", default_value_t = 3)]
-    pub show_units: usize,
+    pub(crate) show_units: usize,
 
     /// Leave Python's output buffering alone. By default calib sets
     /// PYTHONUNBUFFERED=1 for the command (unless already set), because a
@@ -141,7 +141,7 @@ pub struct ProbeArgs {
     /// unit times; for a program that prints a great many lines this costs one
     /// write per line.
     #[arg(long)]
-    pub keep_buffering: bool,
+    pub(crate) keep_buffering: bool,
 
     /// Progress display on stderr: `auto` shows a live status line (units done,
     /// last unit's time, trend) when stderr is a terminal, and only a start and
@@ -153,7 +153,7 @@ pub struct ProbeArgs {
     /// Probe even on what looks like a login node (Slurm commands on PATH, no
     /// SLURM_JOB_ID). Login nodes are shared: use it for seconds of work at most.
     #[arg(long)]
-    pub allow_login: bool,
+    pub(crate) allow_login: bool,
 
     /// The command to probe and its arguments, after `--`. Run directly, not
     /// through a shell; write `sh -c '...'` for pipes or redirections.
@@ -166,7 +166,7 @@ pub fn run(args: &ProbeArgs) -> Result<i32> {
 }
 
 /// Checks the flags and builds the probe's configuration.
-pub fn config_from(args: &ProbeArgs) -> Result<ProbeConfig> {
+pub(crate) fn config_from(args: &ProbeArgs) -> Result<ProbeConfig> {
     let mut stratum = Stratum::default();
     for text in &args.stratum {
         let part = Stratum::parse(text).map_err(|e| bad_stratum(text, &e))?;

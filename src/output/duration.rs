@@ -11,7 +11,7 @@
 
 /// `seconds` for people (see the module docs). `+inf` is `unbounded` (an
 /// upper bound without an end); NaN is `n/a`.
-pub fn human_duration(seconds: f64) -> String {
+pub(crate) fn human_duration(seconds: f64) -> String {
     if seconds.is_nan() {
         return "n/a".to_string();
     }

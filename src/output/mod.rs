@@ -24,10 +24,10 @@
 
 #![allow(clippy::disallowed_methods)]
 
-pub mod duration;
+pub(crate) mod duration;
 pub mod table;
 
-pub use duration::human_duration;
+pub(crate) use duration::human_duration;
 
 use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};
@@ -54,7 +54,7 @@ pub enum Format {
 
 /// One of calib's two output streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
+pub(crate) enum Stream {
     Stdout,
     Stderr,
 }
@@ -68,7 +68,7 @@ impl Stream {
     }
 
     /// Whether the stream is a terminal (probe's live status line).
-    pub fn is_terminal(self) -> bool {
+    pub(crate) fn is_terminal(self) -> bool {
         match self {
             Stream::Stdout => io::stdout().is_terminal(),
             Stream::Stderr => io::stderr().is_terminal(),
@@ -79,7 +79,7 @@ impl Stream {
 /// Writes a command's result to stdout: `export` writes into a buffer in
 /// front of stdout, which is flushed before this returns. A closed stdout
 /// comes back as an error that [`is_closed_stdout`] recognises.
-pub fn write_result(export: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+pub(crate) fn write_result(export: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     export(&mut out).and_then(|()| out.flush()).map_err(|e| {
@@ -99,7 +99,7 @@ pub fn is_closed_stdout(error: &Error) -> bool {
 }
 
 /// `calib: warning: <message>` on stderr.
-pub fn warn(message: impl Display) {
+pub(crate) fn warn(message: impl Display) {
     to_stderr(&format!("calib: warning: {message}\n"));
 }
 
@@ -130,7 +130,7 @@ const POLL_FULL_WAIT: Timespec = Timespec {
 /// and console. Waits when the descriptor is non-blocking and full (a
 /// terminal or pipe the probed command left in that mode); retries when
 /// interrupted by a signal. Other errors, EPIPE among them, are returned.
-pub fn write_raw(stream: Stream, mut bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_raw(stream: Stream, mut bytes: &[u8]) -> io::Result<()> {
     let fd = stream.fd();
     while !bytes.is_empty() {
         // A closed descriptor gives EBADF, returned like any other error.

@@ -10,7 +10,7 @@ use std::fmt;
 
 /// Where a cell sits in its column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
@@ -18,7 +18,7 @@ pub enum Align {
 /// A header and rows of cells. A row may have fewer cells than the header;
 /// it then ends early.
 #[derive(Debug, Clone)]
-pub struct Table {
+pub(crate) struct Table {
     rows: Vec<Vec<String>>,
     align: Vec<Align>,
     rule_under_header: bool,
@@ -43,7 +43,7 @@ impl Table {
     }
 
     /// Draws a line of dashes, as wide as the header, under the header.
-    pub fn with_rule(mut self) -> Table {
+    pub(crate) fn with_rule(mut self) -> Table {
         self.rule_under_header = true;
         self
     }

@@ -70,25 +70,25 @@ pub(crate) struct Supervised {
     /// When a `KILL` follows calib's `TERM`.
     kill_at: Option<Instant>,
     /// The first reason calib stopped it, if any.
-    pub stopped: Option<StopReason>,
+    pub(crate) stopped: Option<StopReason>,
     /// A stop signal calib received (no further run may start).
-    pub stop_signal: Option<i32>,
+    pub(crate) stop_signal: Option<i32>,
     /// Its exit status and when calib saw it.
-    pub exit: Option<(ExitStatus, Instant)>,
+    pub(crate) exit: Option<(ExitStatus, Instant)>,
     /// Stops the command's group if calib dies; `None` if it could not start.
     watchdog: Option<Watchdog>,
 }
 
 /// A freshly started command: its control, its launch instant and its output.
 pub(crate) struct Started {
-    pub process: Supervised,
+    pub(crate) process: Supervised,
     /// The monotonic instant of the launch: `elapsed_s` counts from here.
-    pub start: Instant,
-    pub started_at: chrono::DateTime<chrono::Utc>,
-    pub stdout: Option<OwnedFd>,
-    pub stderr: Option<OwnedFd>,
+    pub(crate) start: Instant,
+    pub(crate) started_at: chrono::DateTime<chrono::Utc>,
+    pub(crate) stdout: Option<OwnedFd>,
+    pub(crate) stderr: Option<OwnedFd>,
     /// Why no watchdog could be started, for a warning.
-    pub watchdog_error: Option<String>,
+    pub(crate) watchdog_error: Option<String>,
 }
 
 impl Supervised {

@@ -30,9 +30,9 @@ pub(crate) const GPU_QUERY_TIMEOUT: Duration = Duration::from_secs(15);
 /// The Slurm job this process runs in, from its environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct JobIds {
-    pub job_id: Option<String>,
-    pub array_job_id: Option<String>,
-    pub array_task_id: Option<String>,
+    pub(crate) job_id: Option<String>,
+    pub(crate) array_job_id: Option<String>,
+    pub(crate) array_task_id: Option<String>,
 }
 
 impl JobIds {

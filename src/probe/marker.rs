@@ -42,7 +42,7 @@ pub(crate) const MAX_LINE: usize = 64 * 1024;
 
 /// Finds marker lines in chunks of output.
 #[derive(Debug, Clone)]
-pub struct UnitMatcher {
+pub(crate) struct UnitMatcher {
     pattern: String,
     /// The regex as written: decides for one line.
     line_re: Regex,
@@ -53,7 +53,7 @@ pub struct UnitMatcher {
 
 impl UnitMatcher {
     /// Compiles `pattern`; errors name `--unit-regex` and say what is wrong.
-    pub fn new(pattern: &str) -> Result<UnitMatcher> {
+    pub(crate) fn new(pattern: &str) -> Result<UnitMatcher> {
         let bad =
             |message: String| Error::input(Origin::Argument("--unit-regex".into()), None, message);
         let line_re = RegexBuilder::new(pattern).build().map_err(|e| {
@@ -84,12 +84,12 @@ impl UnitMatcher {
         })
     }
 
-    pub fn pattern(&self) -> &str {
+    pub(crate) fn pattern(&self) -> &str {
         &self.pattern
     }
 
     /// Whether one line (without its terminator) is a marker.
-    pub fn is_marker(&self, line: &[u8]) -> bool {
+    pub(crate) fn is_marker(&self, line: &[u8]) -> bool {
         self.line_re.is_match(&line[..line.len().min(MAX_LINE)])
     }
 

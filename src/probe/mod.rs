@@ -58,48 +58,62 @@ pub(crate) mod runner;
 pub(crate) mod signals;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Origin, Result};
 use crate::output::human_duration;
 use crate::stratum::Stratum;
-use crate::timings::RunEnd;
+use crate::timings::{Fingerprint, RunEnd, TimingsWriter};
 
 use child::StopReason;
 use marker::UnitMatcher;
 use progress::{Console, ProgressMode};
-use runner::RunContext;
+use runner::{RunContext, RunSpec};
 
 /// Everything a probe needs, checked.
 #[derive(Debug, Clone)]
-pub struct ProbeConfig {
+pub(crate) struct ProbeConfig {
     /// The command and its arguments (may hold `{rep}` and `{units}`).
-    pub command: Vec<OsString>,
-    pub stratum: Stratum,
-    pub out: PathBuf,
-    pub matcher: UnitMatcher,
+    pub(crate) command: Vec<OsString>,
+    pub(crate) stratum: Stratum,
+    pub(crate) out: PathBuf,
+    pub(crate) matcher: UnitMatcher,
     /// Stop each run after this many units.
-    pub units: Option<u64>,
-    pub repeat: u64,
-    pub first_rep: u64,
+    pub(crate) units: Option<u64>,
+    pub(crate) repeat: u64,
+    pub(crate) first_rep: u64,
     /// Run-length mode: one run per length.
-    pub lengths: Vec<u64>,
+    pub(crate) lengths: Vec<u64>,
     /// Bound on the whole probe.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// From TERM to KILL when calib stops the command.
-    pub grace: Duration,
-    pub show_units: usize,
-    pub unbuffered: bool,
-    pub progress: ProgressMode,
-    pub allow_login: bool,
+    pub(crate) grace: Duration,
+    pub(crate) show_units: usize,
+    pub(crate) unbuffered: bool,
+    pub(crate) progress: ProgressMode,
+    pub(crate) allow_login: bool,
     /// The user's calib command line, for messages.
-    pub command_line: String,
+    pub(crate) command_line: String,
 }
 
-/// Runs the whole probe: gate, fingerprint, file, every planned run. Returns
+/// Runs the whole probe: checks, the timings file, every planned run. Returns
 /// calib's exit status: the command's (see `calib probe --help`).
 pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
+    let mut console = check_before_start(config)?;
+    let session = Session::open(config)?;
+    let signals = signals::SignalGuard::install()?;
+    console.line(&announcement(config, &session));
+    let file = session.file.clone();
+    let tally = run_all(config, session, &signals, &mut console)?;
+    drop(signals);
+    console.line(&tally.closing_line(config, &file));
+    Ok(tally.status)
+}
+
+/// Everything that can refuse a probe before any file is created or anything
+/// is run; returns the console, with the plan's warnings shown.
+fn check_before_start(config: &ProbeConfig) -> Result<Console> {
     plan::check(config)?;
     gate::check(config.allow_login, config.timeout, &config.command_line)?;
     check_program(&config.command[0])?;
@@ -107,22 +121,57 @@ pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     for warning in plan::warnings(config) {
         console.line(&format!("calib: warning: {warning}"));
     }
+    Ok(console)
+}
 
-    let probe_start = Instant::now();
-    let deadline = config.timeout.map(|t| probe_start + t);
-    let started = chrono::Utc::now();
-    let fingerprint = fingerprint::collect();
-    let jobs = fingerprint::JobIds::from_env();
-    let tag = naming::task_tag(
-        &jobs,
-        fingerprint.host.as_deref().unwrap_or("host"),
-        std::process::id(),
-        started,
-    );
-    let (mut writer, tag, file) = naming::create_timings_file(&config.out, &config.stratum, &tag)?;
-    let specs = plan::runs(config, &tag);
-    let signals = signals::SignalGuard::install()?;
+/// A probe whose timings file exists: where its rows go and the runs to make.
+struct Session {
+    writer: TimingsWriter,
+    /// The timings file's final name (the writer may hold a staged name).
+    file: PathBuf,
+    /// Where the runs are measured, without `started_at` (set per run).
+    fingerprint: Fingerprint,
+    specs: Vec<RunSpec>,
+    /// When the whole probe must stop (`--timeout`), from before the fingerprint.
+    deadline: Option<Instant>,
+}
 
+impl Session {
+    /// Fingerprints the node, creates the timings file (header only) and
+    /// plans the runs, whose ids carry the file's tag.
+    fn open(config: &ProbeConfig) -> Result<Session> {
+        let deadline = config.timeout.map(|t| Instant::now() + t);
+        let started = chrono::Utc::now();
+        let fingerprint = fingerprint::collect();
+        let tag = naming::task_tag(
+            &fingerprint::JobIds::from_env(),
+            fingerprint.host.as_deref().unwrap_or("host"),
+            std::process::id(),
+            started,
+        );
+        let (writer, tag, file) = naming::create_timings_file(&config.out, &config.stratum, &tag)?;
+        Ok(Session {
+            writer,
+            file,
+            fingerprint,
+            specs: plan::runs(config, &tag),
+            deadline,
+        })
+    }
+
+    /// Gives up after a run failed to start: with nothing measured, no
+    /// header-only file is left behind.
+    fn discard_if_empty(self, runs_done: u64) {
+        if runs_done == 0 {
+            let Session { writer, file, .. } = self;
+            drop(writer);
+            let _ = std::fs::remove_file(&file);
+        }
+    }
+}
+
+/// The line that says what is probed, where, how, and where the rows go.
+fn announcement(config: &ProbeConfig, session: &Session) -> String {
     let what = if config.lengths.is_empty() {
         let limit = config
             .units
@@ -137,147 +186,211 @@ pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     } else {
         "timing whole runs (run-length mode)".to_string()
     };
-    console.line(&format!(
+    let fingerprint = &session.fingerprint;
+    format!(
         "calib: probing stratum {} on {} ({}, {} CPUs, GPUs: {}): {} run(s), {what}{}; rows -> {}",
         config.stratum,
         fingerprint.host.as_deref().unwrap_or("?"),
         fingerprint.cluster.as_deref().unwrap_or("?"),
         fingerprint.cpus.as_deref().unwrap_or("?"),
         fingerprint.gpus.as_deref().unwrap_or("?"),
-        specs.len(),
+        session.specs.len(),
         config.timeout.map_or(String::new(), |t| format!(
             ", at most {}",
             human_duration(t.as_secs_f64())
         )),
-        file.display()
-    ));
+        session.file.display()
+    )
+}
 
-    let mut status = 0;
-    let mut unit_rows = 0;
-    let mut runs_done = 0;
-    let total = specs.len();
-    for (i, spec) in specs.iter().enumerate() {
-        // A stop signal that came between two runs: start no more.
-        let pending = signals.take();
-        if let Some(stop) = pending
-            .iter()
-            .find(|r| signals::STOP_SIGNALS.contains(&r.signal))
-        {
-            console.line(&format!(
-                "calib: received SIG{} between runs; {} run(s) not started",
-                signals::signal_name(stop.signal),
-                total - i
-            ));
-            status = 128 + stop.signal;
+/// What the runs of a probe added up to.
+#[derive(Debug, Default)]
+struct Tally {
+    /// calib's exit status: the last run's, or 128 + a signal that stopped
+    /// the probe between runs.
+    status: i32,
+    unit_rows: u64,
+    runs_done: u64,
+}
+
+impl Tally {
+    fn closing_line(&self, config: &ProbeConfig, file: &Path) -> String {
+        format!(
+            "calib: {} run(s), {} {} recorded in {}",
+            self.runs_done,
+            self.unit_rows,
+            if config.lengths.is_empty() {
+                "unit rows"
+            } else {
+                "run-length rows"
+            },
+            file.display()
+        )
+    }
+}
+
+/// Makes the planned runs in order, until one fails, is stopped, or a stop
+/// signal or `--timeout` comes between two runs.
+fn run_all(
+    config: &ProbeConfig,
+    mut session: Session,
+    signals: &signals::SignalGuard,
+    console: &mut Console,
+) -> Result<Tally> {
+    let mut tally = Tally::default();
+    let total = session.specs.len();
+    for i in 0..total {
+        if let Some(halt) = halt_before_run(signals, session.deadline, total - i, console) {
+            if let Halt::Signal(sig) = halt {
+                tally.status = 128 + sig;
+            }
             break;
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            console.line(&format!(
-                "calib: --timeout reached; {} run(s) not started",
-                total - i
-            ));
-            break;
-        }
-        let label = if total > 1 {
-            format!("run {}/{total}", i + 1)
-        } else {
-            "run".to_string()
-        };
+        let spec = &session.specs[i];
+        let label = run_label(i, total);
         if total > 1 {
-            console.line(&format!(
-                "calib: {label} {}: {}",
-                spec.run_id,
-                gate::shell_join(
-                    &spec
-                        .argv
-                        .iter()
-                        .map(|a| a.to_string_lossy().into_owned())
-                        .collect::<Vec<_>>()
-                )
-            ));
+            console.line(&run_header(&label, spec));
         }
         let mut ctx = RunContext {
-            writer: &mut writer,
+            writer: &mut session.writer,
             stratum: &config.stratum,
-            fingerprint: &fingerprint,
+            fingerprint: &session.fingerprint,
             matcher: config.lengths.is_empty().then_some(&config.matcher),
             unit_limit: config.units,
             grace: config.grace,
-            deadline,
+            deadline: session.deadline,
             show_units: config.show_units,
             unbuffered: config.unbuffered,
-            console: &mut console,
-            signals: &signals,
+            console,
+            signals,
             label: label.clone(),
         };
         let outcome = match runner::run_once(spec, &mut ctx) {
             Ok(outcome) => outcome,
             Err(e) => {
-                if runs_done == 0 {
-                    // Nothing was measured: leave no header-only file behind.
-                    drop(writer);
-                    let _ = std::fs::remove_file(&file);
-                }
+                session.discard_if_empty(tally.runs_done);
                 return Err(e);
             }
         };
-        runs_done += 1;
-        unit_rows += outcome.units;
-        status = outcome.status;
+        tally.runs_done += 1;
+        tally.unit_rows += outcome.units;
+        tally.status = outcome.status;
         console.line(&summary(&label, spec, &outcome, config));
         if let Some(e) = outcome.write_error {
             return Err(Error::Failed(format!(
                 "{e} (the timings file is {}); the command was stopped, rows written so far are kept",
-                file.display()
+                session.file.display()
             )));
         }
-        match outcome.stopped {
-            Some(StopReason::Timeout) => {
-                console.line(&format!(
-                    "calib: --timeout {} reached: stopped the command; raise --timeout or lower --units",
-                    human_duration(config.timeout.unwrap_or_default().as_secs_f64())
-                ));
-                break;
-            }
-            Some(StopReason::Signal(sig)) => {
-                console.line(&format!(
-                    "calib: received SIG{} (a walltime kill or a cancel?): passed it to the command; rows written so far are kept",
-                    signals::signal_name(sig)
-                ));
-                break;
-            }
-            _ => {}
-        }
-        if outcome.stop_signal.is_some() {
-            break;
-        }
-        if status != 0 {
-            if i + 1 < total {
-                console.line(&format!(
-                    "calib: the command failed ({}); the remaining {} run(s) are not started",
-                    outcome.end.to_field(),
-                    total - i - 1
-                ));
-            }
+        if !go_on_after(&outcome, total - i - 1, config, console) {
             break;
         }
     }
-    drop(signals);
-    console.line(&format!(
-        "calib: {runs_done} run(s), {unit_rows} {} recorded in {}",
-        if config.lengths.is_empty() {
-            "unit rows"
-        } else {
-            "run-length rows"
-        },
-        file.display()
-    ));
-    Ok(status)
+    Ok(tally)
+}
+
+/// Why no further run may start.
+enum Halt {
+    /// calib was sent this stop signal between runs (it then exits 128 + it).
+    Signal(i32),
+    /// `--timeout` has passed.
+    Timeout,
+}
+
+/// Checked before each run: whether it may start, saying why not when it may
+/// not. `left` counts this run too.
+fn halt_before_run(
+    signals: &signals::SignalGuard,
+    deadline: Option<Instant>,
+    left: usize,
+    console: &mut Console,
+) -> Option<Halt> {
+    let pending = signals.take();
+    if let Some(stop) = pending
+        .iter()
+        .find(|r| signals::STOP_SIGNALS.contains(&r.signal))
+    {
+        console.line(&format!(
+            "calib: received SIG{} between runs; {left} run(s) not started",
+            signals::signal_name(stop.signal),
+        ));
+        return Some(Halt::Signal(stop.signal));
+    }
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        console.line(&format!(
+            "calib: --timeout reached; {left} run(s) not started"
+        ));
+        return Some(Halt::Timeout);
+    }
+    None
+}
+
+/// `run 2/3` when there are several runs, else `run`.
+fn run_label(i: usize, total: usize) -> String {
+    if total > 1 {
+        format!("run {}/{total}", i + 1)
+    } else {
+        "run".to_string()
+    }
+}
+
+/// The line before each of several runs: its id and its command line.
+fn run_header(label: &str, spec: &RunSpec) -> String {
+    let argv: Vec<String> = spec
+        .argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    format!(
+        "calib: {label} {}: {}",
+        spec.run_id,
+        gate::shell_join(&argv)
+    )
+}
+
+/// Whether the next run may start after `outcome` (`left` runs remain), saying
+/// why not when it may not.
+fn go_on_after(
+    outcome: &runner::RunOutcome,
+    left: usize,
+    config: &ProbeConfig,
+    console: &mut Console,
+) -> bool {
+    match outcome.stopped {
+        Some(StopReason::Timeout) => {
+            console.line(&format!(
+                "calib: --timeout {} reached: stopped the command; raise --timeout or lower --units",
+                human_duration(config.timeout.unwrap_or_default().as_secs_f64())
+            ));
+            return false;
+        }
+        Some(StopReason::Signal(sig)) => {
+            console.line(&format!(
+                "calib: received SIG{} (a walltime kill or a cancel?): passed it to the command; rows written so far are kept",
+                signals::signal_name(sig)
+            ));
+            return false;
+        }
+        _ => {}
+    }
+    if outcome.stop_signal.is_some() {
+        return false;
+    }
+    if outcome.status != 0 {
+        if left > 0 {
+            console.line(&format!(
+                "calib: the command failed ({}); the remaining {left} run(s) are not started",
+                outcome.end.to_field(),
+            ));
+        }
+        return false;
+    }
+    true
 }
 
 fn summary(
     label: &str,
-    spec: &runner::RunSpec,
+    spec: &RunSpec,
     outcome: &runner::RunOutcome,
     config: &ProbeConfig,
 ) -> String {

@@ -181,7 +181,7 @@ fn terminal_width() -> usize {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct UnitStats {
     /// Each unit's own duration (unit 1 includes startup).
-    pub unit_s: Vec<f64>,
+    pub(crate) unit_s: Vec<f64>,
 }
 
 impl UnitStats {

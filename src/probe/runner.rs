@@ -46,47 +46,47 @@ const READ_SIZE: usize = 256 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct RunSpec {
     /// Run-length mode: the length substituted for `{units}`.
-    pub length: Option<u64>,
+    pub(crate) length: Option<u64>,
     /// The command and its arguments, placeholders substituted.
-    pub argv: Vec<OsString>,
-    pub run_id: String,
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) run_id: String,
 }
 
 /// What a run needs from the probe around it.
 pub(crate) struct RunContext<'a> {
-    pub writer: &'a mut TimingsWriter,
-    pub stratum: &'a Stratum,
+    pub(crate) writer: &'a mut TimingsWriter,
+    pub(crate) stratum: &'a Stratum,
     /// The fingerprint without `started_at`.
-    pub fingerprint: &'a Fingerprint,
+    pub(crate) fingerprint: &'a Fingerprint,
     /// `None` in run-length mode (no unit rows).
-    pub matcher: Option<&'a UnitMatcher>,
-    pub unit_limit: Option<u64>,
-    pub grace: Duration,
+    pub(crate) matcher: Option<&'a UnitMatcher>,
+    pub(crate) unit_limit: Option<u64>,
+    pub(crate) grace: Duration,
     /// When the whole probe must stop (`--timeout`).
-    pub deadline: Option<Instant>,
-    pub show_units: usize,
-    pub unbuffered: bool,
-    pub console: &'a mut Console,
-    pub signals: &'a SignalGuard,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) show_units: usize,
+    pub(crate) unbuffered: bool,
+    pub(crate) console: &'a mut Console,
+    pub(crate) signals: &'a SignalGuard,
     /// Text shown before the status line, e.g. `run 2/3`.
-    pub label: String,
+    pub(crate) label: String,
 }
 
 /// How a run went.
 #[derive(Debug)]
 pub(crate) struct RunOutcome {
-    pub end: RunEnd,
+    pub(crate) end: RunEnd,
     /// Unit rows written (run-length mode: 1 when the run completed).
-    pub units: u64,
-    pub elapsed_s: f64,
+    pub(crate) units: u64,
+    pub(crate) elapsed_s: f64,
     /// calib's exit status for this run: 0 after `--units`, else the command's
     /// status, 128 + signal when it was killed.
-    pub status: i32,
-    pub stopped: Option<StopReason>,
+    pub(crate) status: i32,
+    pub(crate) stopped: Option<StopReason>,
     /// A stop signal calib received during the run.
-    pub stop_signal: Option<i32>,
-    pub stats: UnitStats,
-    pub write_error: Option<Error>,
+    pub(crate) stop_signal: Option<i32>,
+    pub(crate) stats: UnitStats,
+    pub(crate) write_error: Option<Error>,
 }
 
 /// One of the command's output streams.
@@ -116,216 +116,302 @@ impl Stream {
     }
 }
 
-/// Runs `spec` to its end.
+/// Runs `spec` to its end: start the command, read its output until it has
+/// exited, then record how it ended.
 pub(crate) fn run_once(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<RunOutcome> {
-    let started = Supervised::spawn(&spec.argv, ctx.unbuffered, ctx.grace)?;
-    if let Some(e) = &started.watchdog_error {
-        ctx.console.line(&format!("calib: warning: {e}"));
-    }
-    let mut process = started.process;
-    let start = started.start;
-    let mut fingerprint = ctx.fingerprint.clone();
-    fingerprint.started_at = Some(
-        started
-            .started_at
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-    );
-    let mut streams = [
-        Stream::new(started.stdout, 1, "stdout", start),
-        Stream::new(started.stderr, 2, "stderr", start),
-    ];
-    let mut run = Recorder {
-        row: TimingRow {
-            run: spec.run_id.clone(),
-            stratum: ctx.stratum.clone(),
-            unit: 0,
-            elapsed_s: 0.0,
-            unit_s: None,
-            fingerprint,
-            end: None,
-        },
-        start,
-        units: 0,
-        last_elapsed: 0.0,
-        stats: UnitStats::default(),
-        write_error: None,
-        warned_burst: false,
-    };
-    let mut buf = vec![0u8; READ_SIZE];
-    let mut markers: Vec<Vec<u8>> = Vec::new();
-    let mut last_data: Option<Instant> = None;
-    let mut units_shown = 0;
+    let mut run = Run::launch(spec, ctx)?;
+    run.read_until_exit(ctx)?;
+    Ok(run.finish(spec, ctx))
+}
 
-    loop {
-        let now = Instant::now();
-        process.on_time(now, ctx.deadline);
-        if let Some((_, exited)) = process.exit {
-            let open = streams.iter().any(|s| s.fd.is_some());
-            if !open || now >= exited + DRAIN_AFTER_EXIT {
+/// A run in progress: the command, its output streams and its rows.
+struct Run {
+    process: Supervised,
+    streams: [Stream; 2],
+    recorder: Recorder,
+    /// Every read lands here.
+    buf: Vec<u8>,
+    /// The marker lines of one read, reused (a line is kept only to be shown).
+    markers: Vec<Vec<u8>>,
+    /// When output last came, to spot a command that prints in small pieces.
+    last_data: Option<Instant>,
+    /// The unit count on the status line, which is redrawn when it changes.
+    units_shown: u64,
+}
+
+/// What one wake-up's reads found.
+#[derive(Default)]
+struct Reads {
+    bytes: usize,
+    /// A stream reached its end (the command may have exited).
+    closed: bool,
+}
+
+impl Run {
+    /// Starts the command; its rows will carry the fingerprint with this
+    /// run's `started_at`.
+    fn launch(spec: &RunSpec, ctx: &mut RunContext<'_>) -> Result<Run> {
+        let started = Supervised::spawn(&spec.argv, ctx.unbuffered, ctx.grace)?;
+        if let Some(e) = &started.watchdog_error {
+            ctx.console.line(&format!("calib: warning: {e}"));
+        }
+        let start = started.start;
+        let mut fingerprint = ctx.fingerprint.clone();
+        fingerprint.started_at = Some(
+            started
+                .started_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        );
+        Ok(Run {
+            process: started.process,
+            streams: [
+                Stream::new(started.stdout, 1, "stdout", start),
+                Stream::new(started.stderr, 2, "stderr", start),
+            ],
+            recorder: Recorder {
+                row: TimingRow {
+                    run: spec.run_id.clone(),
+                    stratum: ctx.stratum.clone(),
+                    unit: 0,
+                    elapsed_s: 0.0,
+                    unit_s: None,
+                    fingerprint,
+                    end: None,
+                },
+                start,
+                units: 0,
+                last_elapsed: 0.0,
+                stats: UnitStats::default(),
+                write_error: None,
+                warned_burst: false,
+            },
+            buf: vec![0u8; READ_SIZE],
+            markers: Vec::new(),
+            last_data: None,
+            units_shown: 0,
+        })
+    }
+
+    /// The read loop: passes the output through, records units, acts on
+    /// signals and deadlines, until the command has exited and its streams
+    /// are drained.
+    fn read_until_exit(&mut self, ctx: &mut RunContext<'_>) -> Result<()> {
+        loop {
+            let now = Instant::now();
+            self.process.on_time(now, ctx.deadline);
+            if self.drained(now) {
                 break;
             }
+            let timeout = self.poll_timeout(now, ctx.deadline);
+            let polled = wait_for_events(ctx.signals, &self.streams, timeout)?;
+            // The command is reaped only when it may have changed state (CHLD,
+            // a closed stream, or a quiet second), not on every read.
+            let mut check_child = polled.timed_out();
+            if !polled.timed_out() {
+                check_child |= self.take_signals(ctx);
+            }
+            let reads = self.read_output(ctx, polled.readable);
+            check_child |= reads.closed;
+            self.nap_if_busy(ctx, reads.bytes);
+            if check_child || self.streams.iter().all(|s| s.fd.is_none()) {
+                self.process.reap()?;
+            }
+            self.show_status(ctx);
         }
+        ctx.console.erase_status();
+        Ok(())
+    }
 
-        // Sleep until output, a signal, or the next deadline (at most 1 s).
-        let wake_at = match (process.next_time(ctx.deadline), process.exit) {
+    /// Whether reading is over: the command has exited and closed its
+    /// streams, or something it started in the background still holds them
+    /// open `DRAIN_AFTER_EXIT` after its exit.
+    fn drained(&self, now: Instant) -> bool {
+        self.process.exit.is_some_and(|(_, exited)| {
+            let open = self.streams.iter().any(|s| s.fd.is_some());
+            !open || now >= exited + DRAIN_AFTER_EXIT
+        })
+    }
+
+    /// How long to sleep waiting for output or a signal: until the next
+    /// deadline, at most 1 s.
+    fn poll_timeout(&self, now: Instant, deadline: Option<Instant>) -> Duration {
+        let wake_at = match (self.process.next_time(deadline), self.process.exit) {
             (Some(t), _) => Some(t),
             (None, Some((_, exited))) => Some(exited + DRAIN_AFTER_EXIT),
             (None, None) => None,
         };
-        let timeout = wake_at.map_or(Duration::from_secs(1), |t| {
+        wake_at.map_or(Duration::from_secs(1), |t| {
             let ms = t.saturating_duration_since(now).as_millis().min(999) as u64;
             Duration::from_millis(ms + 1)
-        });
-        let polled = wait_for_events(ctx.signals, &streams, timeout)?;
+        })
+    }
 
-        // Signals to calib. The command is reaped only when it may have
-        // changed state (CHLD, a closed stream, or a quiet second), not on
-        // every read.
-        let mut check_child = polled.timed_out();
-        if !polled.timed_out() {
-            for received in ctx.signals.take() {
-                if received.signal == libc::SIGCHLD {
-                    check_child = true;
-                } else {
-                    process.on_signal(received);
-                }
+    /// Acts on the signals calib received; returns whether one was `CHLD`.
+    fn take_signals(&mut self, ctx: &RunContext<'_>) -> bool {
+        let mut child_changed = false;
+        for received in ctx.signals.take() {
+            if received.signal == libc::SIGCHLD {
+                child_changed = true;
+            } else {
+                self.process.on_signal(received);
             }
         }
+        child_changed
+    }
 
-        // Output of the command.
-        let mut bytes_read = 0usize;
-        for (i, readable) in polled.readable.into_iter().enumerate() {
-            if !readable {
-                continue;
+    /// Reads the streams that `poll` found readable.
+    fn read_output(&mut self, ctx: &mut RunContext<'_>, readable: [bool; 2]) -> Reads {
+        let mut reads = Reads::default();
+        for (i, readable) in readable.into_iter().enumerate() {
+            if readable {
+                self.read_stream(i, ctx, &mut reads);
             }
-            // A few reads per wake-up, so that one busy stream cannot starve
-            // the other or the signals.
-            for _ in 0..4 {
-                let Some(fd) = &streams[i].fd else { break };
-                match rustix::io::read(fd, &mut buf[..]) {
-                    Ok(0) => {
-                        let stream = &mut streams[i];
-                        if let Some(matcher) = ctx.matcher {
-                            markers.clear();
-                            stream
-                                .scanner
-                                .finish(matcher, |line| markers.push(line.to_vec()));
-                            if !markers.is_empty() {
-                                let name = stream.name;
-                                run.on_markers(
-                                    ctx,
-                                    &mut process,
-                                    &markers,
-                                    name,
-                                    Instant::now(),
-                                    None,
-                                );
-                            }
-                        }
-                        streams[i].fd = None;
-                        check_child = true;
-                        break;
-                    }
-                    Ok(n) => {
-                        bytes_read += n;
-                        let read_at = Instant::now();
-                        let chunk = &buf[..n];
-                        let stream = &mut streams[i];
-                        let gap = read_at - stream.last_read;
-                        stream.last_read = read_at;
-                        if let Some(matcher) = ctx.matcher {
-                            markers.clear();
-                            // Lines are kept only to be shown (the first few units).
-                            let shown = ctx.show_units.saturating_sub(run.units as usize);
-                            stream.scanner.scan(matcher, chunk, |line| {
-                                let keep = markers.len() < shown;
-                                markers.push(if keep { line.to_vec() } else { Vec::new() });
-                            });
-                            if !markers.is_empty() {
-                                run.on_markers(
-                                    ctx,
-                                    &mut process,
-                                    &markers,
-                                    stream.name,
-                                    read_at,
-                                    Some(gap),
-                                );
-                            }
-                        }
-                        ctx.console.pass_through(stream.out, chunk);
-                        if n < buf.len() {
-                            break;
-                        }
-                    }
-                    Err(Errno::INTR) => continue,
-                    Err(Errno::AGAIN) => break,
-                    Err(_) => {
-                        streams[i].fd = None;
+        }
+        reads
+    }
+
+    /// A few reads of stream `i` per wake-up, so that one busy stream cannot
+    /// starve the other or the signals.
+    fn read_stream(&mut self, i: usize, ctx: &mut RunContext<'_>, reads: &mut Reads) {
+        for _ in 0..4 {
+            let Some(fd) = &self.streams[i].fd else { break };
+            match rustix::io::read(fd, &mut self.buf[..]) {
+                Ok(0) => {
+                    self.end_of_stream(i, ctx);
+                    reads.closed = true;
+                    break;
+                }
+                Ok(n) => {
+                    reads.bytes += n;
+                    self.take_chunk(i, n, Instant::now(), ctx);
+                    if n < self.buf.len() {
                         break;
                     }
                 }
+                Err(Errno::INTR) => continue,
+                Err(Errno::AGAIN) => break,
+                Err(_) => {
+                    self.streams[i].fd = None;
+                    break;
+                }
             }
         }
+    }
 
-        // A chatty command writes many small pieces (stdio flushes 4 KiB at a
-        // time into a pipe); waking for each costs more than the pass-through
-        // itself. When data keeps coming in small pieces, nap for BUSY_NAP so
-        // the next read takes a larger batch (the 1 MiB pipe holds it). A
-        // marker after a quiet spell is read at once; one amid busy output is
-        // timed to within about a millisecond.
-        if bytes_read > 0 {
-            let now = Instant::now();
-            let busy = last_data.is_some_and(|t| now - t < BUSY_NAP * 2);
-            last_data = Some(now);
-            if busy && bytes_read < BUSY_BATCH && process.exit.is_none() {
-                let mut wake = [PollFd::from_borrowed_fd(
-                    ctx.signals.wake_fd(),
-                    PollFlags::IN,
-                )];
-                // Only signals end the nap early; a failed poll just ends it.
-                let _ = rustix::event::poll(&mut wake, Some(&timespec(BUSY_NAP)));
+    /// The first `n` bytes of `buf`, read from stream `i` at `read_at`: their
+    /// units are recorded, then they are passed through.
+    fn take_chunk(&mut self, i: usize, n: usize, read_at: Instant, ctx: &mut RunContext<'_>) {
+        let chunk = &self.buf[..n];
+        let stream = &mut self.streams[i];
+        let gap = read_at - stream.last_read;
+        stream.last_read = read_at;
+        if let Some(matcher) = ctx.matcher {
+            self.markers.clear();
+            // Lines are kept only to be shown (the first few units).
+            let shown = ctx.show_units.saturating_sub(self.recorder.units as usize);
+            let markers = &mut self.markers;
+            stream.scanner.scan(matcher, chunk, |line| {
+                let keep = markers.len() < shown;
+                markers.push(if keep { line.to_vec() } else { Vec::new() });
+            });
+            if !self.markers.is_empty() {
+                self.recorder.on_markers(
+                    ctx,
+                    &mut self.process,
+                    &self.markers,
+                    stream.name,
+                    read_at,
+                    Some(gap),
+                );
             }
         }
+        ctx.console.pass_through(stream.out, chunk);
+    }
 
-        if check_child || streams.iter().all(|s| s.fd.is_none()) {
-            process.reap()?;
+    /// Stream `i` has closed: a last line without its newline may still be a
+    /// unit.
+    fn end_of_stream(&mut self, i: usize, ctx: &mut RunContext<'_>) {
+        let stream = &mut self.streams[i];
+        if let Some(matcher) = ctx.matcher {
+            self.markers.clear();
+            let markers = &mut self.markers;
+            stream
+                .scanner
+                .finish(matcher, |line| markers.push(line.to_vec()));
+            if !self.markers.is_empty() {
+                self.recorder.on_markers(
+                    ctx,
+                    &mut self.process,
+                    &self.markers,
+                    stream.name,
+                    Instant::now(),
+                    None,
+                );
+            }
         }
-        if ctx.console.is_live() && process.exit.is_none() {
-            let text = run.status_text(&ctx.label, ctx.unit_limit);
-            ctx.console.status(&text, run.units != units_shown);
-            units_shown = run.units;
+        stream.fd = None;
+    }
+
+    /// A chatty command writes many small pieces (stdio flushes 4 KiB at a
+    /// time into a pipe); waking for each costs more than the pass-through
+    /// itself. When data keeps coming in small pieces, nap for BUSY_NAP so
+    /// the next read takes a larger batch (the 1 MiB pipe holds it). A
+    /// marker after a quiet spell is read at once; one amid busy output is
+    /// timed to within about a millisecond.
+    fn nap_if_busy(&mut self, ctx: &RunContext<'_>, bytes_read: usize) {
+        if bytes_read == 0 {
+            return;
+        }
+        let now = Instant::now();
+        let busy = self.last_data.is_some_and(|t| now - t < BUSY_NAP * 2);
+        self.last_data = Some(now);
+        if busy && bytes_read < BUSY_BATCH && self.process.exit.is_none() {
+            let mut wake = [PollFd::from_borrowed_fd(
+                ctx.signals.wake_fd(),
+                PollFlags::IN,
+            )];
+            // Only signals end the nap early; a failed poll just ends it.
+            let _ = rustix::event::poll(&mut wake, Some(&timespec(BUSY_NAP)));
         }
     }
-    ctx.console.erase_status();
-    drop(streams);
 
-    let (status, exited) = process.exit.expect("the loop ends after the command exits");
-    let stopped = process.stopped;
-    let exit_elapsed = (exited - start).as_secs_f64().max(run.last_elapsed);
-    let Ending { end, status: code } = Ending::of(status, stopped);
-    let mut units = run.units;
-    if let Some(length) = spec.length {
-        let completed = end == RunEnd::Exit(0) && stopped.is_none();
-        units = 0;
-        if completed {
-            run.append(ctx.writer, length, exit_elapsed, None, None);
-            units = 1;
+    /// Redraws the live status line (on a terminal, while the command runs).
+    fn show_status(&mut self, ctx: &mut RunContext<'_>) {
+        if ctx.console.is_live() && self.process.exit.is_none() {
+            let text = self.recorder.status_text(&ctx.label, ctx.unit_limit);
+            ctx.console
+                .status(&text, self.recorder.units != self.units_shown);
+            self.units_shown = self.recorder.units;
         }
-        let done = if completed { length } else { 0 };
-        run.append(ctx.writer, done, exit_elapsed, None, Some(end.clone()));
-    } else {
-        run.append(ctx.writer, run.units, exit_elapsed, None, Some(end.clone()));
     }
-    Ok(RunOutcome {
-        end,
-        units,
-        elapsed_s: exit_elapsed,
-        status: code,
-        stopped,
-        stop_signal: process.stop_signal,
-        stats: run.stats,
-        write_error: run.write_error,
-    })
+
+    /// Records how the run ended and says how it went.
+    fn finish(self, spec: &RunSpec, ctx: &mut RunContext<'_>) -> RunOutcome {
+        let Run {
+            process,
+            streams,
+            mut recorder,
+            ..
+        } = self;
+        drop(streams);
+        let (status, exited) = process.exit.expect("the loop ends after the command exits");
+        let stopped = process.stopped;
+        let exit_elapsed = (exited - recorder.start)
+            .as_secs_f64()
+            .max(recorder.last_elapsed);
+        let Ending { end, status: code } = Ending::of(status, stopped);
+        let units = recorder.record_end(ctx.writer, spec.length, &end, stopped, exit_elapsed);
+        RunOutcome {
+            end,
+            units,
+            elapsed_s: exit_elapsed,
+            status: code,
+            stopped,
+            stop_signal: process.stop_signal,
+            stats: recorder.stats,
+            write_error: recorder.write_error,
+        }
+    }
 }
 
 /// What one poll of the wake-up pipe and the command's streams found.
@@ -492,6 +578,29 @@ impl Recorder {
                 human_duration(gap.unwrap_or_default().as_secs_f64())
             ));
         }
+    }
+
+    /// Writes the run's last rows: in run-length mode the run's one row if
+    /// it completed, then the `end` row. Returns the run's unit rows.
+    fn record_end(
+        &mut self,
+        writer: &mut TimingsWriter,
+        length: Option<u64>,
+        end: &RunEnd,
+        stopped: Option<StopReason>,
+        elapsed_s: f64,
+    ) -> u64 {
+        let Some(length) = length else {
+            self.append(writer, self.units, elapsed_s, None, Some(end.clone()));
+            return self.units;
+        };
+        let completed = *end == RunEnd::Exit(0) && stopped.is_none();
+        if completed {
+            self.append(writer, length, elapsed_s, None, None);
+        }
+        let done = if completed { length } else { 0 };
+        self.append(writer, done, elapsed_s, None, Some(end.clone()));
+        u64::from(completed)
     }
 
     fn append(

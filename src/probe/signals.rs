@@ -69,9 +69,9 @@ fn set_errno(_value: i32) {}
 /// One received signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Received {
-    pub signal: i32,
+    pub(crate) signal: i32,
     /// Sent by the terminal to the whole foreground process group.
-    pub from_terminal: bool,
+    pub(crate) from_terminal: bool,
 }
 
 /// The installed handlers; dropping it restores the previous ones.

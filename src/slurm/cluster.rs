@@ -11,7 +11,7 @@ use std::fmt;
 
 /// Where a cluster name came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClusterSource {
+pub(crate) enum ClusterSource {
     /// `--cluster NAME`.
     Flag,
     /// The `CLUSTER:` line of the partition list.
@@ -32,22 +32,22 @@ impl fmt::Display for ClusterSource {
 
 /// A cluster name and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cluster {
+pub(crate) struct Cluster {
     pub name: String,
     pub source: ClusterSource,
 }
 
 /// The environment variables that name the cluster, in order.
-pub const CLUSTER_VARIABLES: [&str; 2] = ["SLURM_CLUSTER_NAME", "CC_CLUSTER"];
+pub(crate) const CLUSTER_VARIABLES: [&str; 2] = ["SLURM_CLUSTER_NAME", "CC_CLUSTER"];
 
 /// The cluster by the order of the module docs, from this process's
 /// environment; `None` when nothing names it.
-pub fn resolve_cluster(given: Option<&str>, listed: Option<&str>) -> Option<Cluster> {
+pub(crate) fn resolve_cluster(given: Option<&str>, listed: Option<&str>) -> Option<Cluster> {
     resolve_cluster_with(given, listed, env_nonempty)
 }
 
 /// [`resolve_cluster`] with the environment read through `env` (for tests).
-pub fn resolve_cluster_with(
+pub(crate) fn resolve_cluster_with(
     given: Option<&str>,
     listed: Option<&str>,
     env: impl Fn(&str) -> Option<String>,
@@ -72,7 +72,7 @@ pub fn resolve_cluster_with(
 
 /// The value of an environment variable, `None` when unset, blank or not
 /// UTF-8: Slurm and module systems export empty variables freely.
-pub fn env_nonempty(name: &str) -> Option<String> {
+pub(crate) fn env_nonempty(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 

@@ -853,7 +853,7 @@ impl Selection {
     /// True when every partition selected is a `_b<N>` bucket of one family:
     /// a cluster that routes such a family by `--time` (the Alliance's) needs
     /// no partition named in the sbatch lines.
-    pub fn is_one_bucket_family(&self) -> bool {
+    pub(crate) fn is_one_bucket_family(&self) -> bool {
         let mut families = self.partitions.iter().map(|p| family_of(&p.name));
         let Some((first, Some(_))) = families.next() else {
             return false;

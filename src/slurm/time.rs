@@ -98,12 +98,12 @@ impl fmt::Display for SlurmTime {
 
 /// The largest number of seconds Slurm's `time_str2secs` can return: it computes
 /// in a C `int`, so anything larger overflows (slurm-formats.md, section 1.7).
-pub const SLURM_MAX_SECONDS: u64 = i32::MAX as u64;
+pub(crate) const SLURM_MAX_SECONDS: u64 = i32::MAX as u64;
 
 /// The largest limit Slurm can print: limits are stored as a 32-bit count of
 /// minutes (`uint32_t time_limit`, with `INFINITE` = 0xffffffff printed as
 /// such), so no printed finite limit exceeds this many seconds.
-pub const PRINTED_MAX_SECONDS: u64 = u32::MAX as u64 * 60;
+pub(crate) const PRINTED_MAX_SECONDS: u64 = u32::MAX as u64 * 60;
 
 /// Why a string is not a Slurm time.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub struct TimeParseError {
     /// The rejected text, as given.
     pub input: String,
     /// What was wrong, in words a user can act on.
-    pub reason: &'static str,
+    pub(crate) reason: &'static str,
 }
 
 impl fmt::Display for TimeParseError {
@@ -438,7 +438,7 @@ fn parse_elapsed_whole(input: &str, text: &str) -> Result<u64, TimeParseError> {
 /// The most minutes calib will ever ask for (about 68 years): the largest whole
 /// number of minutes whose seconds `s` keep both `time_str2secs` and the
 /// round-up `time_str2mins` does, `(s + 59) / 60` in a C `int`, from overflowing.
-pub const SBATCH_MAX_MINUTES: u64 = (SLURM_MAX_SECONDS - 59) / 60;
+pub(crate) const SBATCH_MAX_MINUTES: u64 = (SLURM_MAX_SECONDS - 59) / 60;
 
 /// Whole minutes that `sbatch --time` would store for `seconds`: rounded up, as
 /// Slurm's `time_str2mins` does, and never 0 (which Slurm reads as no limit).
@@ -465,7 +465,7 @@ pub fn format_sbatch_time(seconds: f64) -> String {
 }
 
 /// Formats a whole number of minutes as `D-HH:MM:SS` or `HH:MM:SS`.
-pub fn format_minutes(minutes: u64) -> String {
+pub(crate) fn format_minutes(minutes: u64) -> String {
     let days = minutes / 1_440;
     let hours = (minutes % 1_440) / 60;
     let mins = minutes % 60;

@@ -16,7 +16,8 @@ mod reader;
 mod writer;
 
 pub use reader::{read_timings, IngestOptions, IngestWarning, TimeColumnKind, Timings};
-pub use writer::{write_timings_file, TimingsWriter, HEADER};
+pub(crate) use writer::write_timings_file;
+pub use writer::{TimingsWriter, HEADER};
 
 use crate::stratum::Stratum;
 

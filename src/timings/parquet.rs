@@ -10,7 +10,7 @@ use polars::prelude::*;
 use crate::error::{Error, Origin, Result};
 
 /// Reads a Parquet file and renders it as CSV bytes with a header.
-pub fn parquet_as_csv(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn parquet_as_csv(path: &Path) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path)
         .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
     let bad = |e: PolarsError| {

@@ -78,7 +78,7 @@ impl TimingsWriter {
 /// ([`crate::atomic`]), for rows known in advance (`calib audit
 /// --write-timings`). An existing file is kept, and the error is an I/O error
 /// of kind `AlreadyExists`: timings are measurements, never overwritten.
-pub fn write_timings_file(path: &Path, rows: &[TimingRow]) -> Result<()> {
+pub(crate) fn write_timings_file(path: &Path, rows: &[TimingRow]) -> Result<()> {
     let mut text = Vec::with_capacity(256 * (rows.len() + 1));
     format_record(&HEADER.map(String::from), &mut text)?;
     for row in rows {

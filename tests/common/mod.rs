@@ -8,11 +8,13 @@
 
 pub mod slurm;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use assert_cmd::prelude::*;
+use calib::error::Error;
 use calib::fit::{fit_timings, FitOptions, FitReport};
 use calib::timings::{read_timings, IngestOptions, Timings};
 
@@ -79,6 +81,28 @@ pub fn output_within(command: &mut Command, limit: Duration) -> Output {
     }
 }
 
+/// Runs `command` to its end with `input` on its standard input and its
+/// output captured.
+pub fn output_with_stdin(command: &mut Command, input: impl AsRef<[u8]>) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    // Written from a thread: a child that answers before reading all of its
+    // input could otherwise fill its output pipe while we still write.
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = input.as_ref().to_vec();
+    let writer = std::thread::spawn(move || {
+        // A child that exits without reading everything closes the pipe.
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -109,6 +133,160 @@ pub fn write_file(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     path
+}
+
+/// [`write_file`], returning the path as a command-line argument.
+pub fn write_arg(dir: &Path, name: &str, text: impl AsRef<[u8]>) -> String {
+    write_file(dir, name, text).to_string_lossy().into_owned()
+}
+
+/// A recorded sample under `tests/data/` (`tests/data/slurm/sinfo-narval.txt`):
+/// its text, which must begin with the `# source:` line that says where it was
+/// recorded.
+pub fn recorded_sample(relative: &str) -> String {
+    let text = repo_text(relative);
+    assert!(
+        text.starts_with("# source:"),
+        "{relative} must begin with its `# source:` line"
+    );
+    text
+}
+
+/// Asserts that `err` is bad input (exit status 2) on `line`, whose message
+/// holds every one of `fragments`.
+#[track_caller]
+pub fn assert_input_error(err: &Error, line: Option<u64>, fragments: &[&str]) {
+    match err {
+        Error::Input {
+            line: got_line,
+            message,
+            ..
+        } => {
+            assert_eq!(*got_line, line, "{message}");
+            for f in fragments {
+                assert!(message.contains(f), "`{f}` missing from: {message}");
+            }
+        }
+        other => panic!("expected an input error, got {other:?}"),
+    }
+    assert_eq!(err.exit_code(), 2);
+}
+
+/// The help of `args` (e.g. `["fit", "--help"]`), unwrapped: clap wraps help
+/// to the terminal's width, taken from `COLUMNS` when there is no terminal.
+pub fn help_text(args: &[&str]) -> String {
+    let help = calib()
+        .args(args)
+        .env("COLUMNS", "10000")
+        .assert()
+        .success();
+    stdout(help.get_output())
+}
+
+/// The indented lines below the line `heading` of a help text (up to the next
+/// line that is not indented), trimmed.
+pub fn help_block<'a>(help: &'a str, heading: &str) -> Vec<&'a str> {
+    let mut lines = help.lines().skip_while(|l| l.trim() != heading);
+    assert!(lines.next().is_some(), "no `{heading}` in:\n{help}");
+    lines
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Runs one line of shell, as a user pastes it, in `dir`: `dir/bin` comes
+/// first on `PATH` and holds `calib`, the binary under test, and whatever
+/// stubs a test puts there (`sinfo`, ...). The environment is [`calib`]'s.
+pub fn run_shell_line(dir: &Path, line: &str) -> Output {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("calib");
+    if !link.exists() {
+        std::os::unix::fs::symlink(CALIB, &link).unwrap();
+    }
+    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let mut sh = Command::new("sh");
+    for (key, value) in calib().get_envs() {
+        if value.is_none() {
+            sh.env_remove(key);
+        }
+    }
+    sh.args(["-c", line])
+        .current_dir(dir)
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run sh: {e}"))
+}
+
+/// The lab's `sinfo -h -o '%P %l'`, a family of time buckets up to 7 days.
+pub const LAB_SINFO: &str = "tests/data/slurm/lab-sinfo-P-l.txt";
+
+/// A folder holding what the examples of `calib fit --help` and `calib budget
+/// --help` name, as a user would have it: probe files in `calib-timings/`
+/// (stratum `dataset=X`, 2 runs of 30 units of a cost that grows), the same
+/// rows as `timings.csv`, a foreign table `runs.csv` (columns run, dataset,
+/// model, epoch and seconds per epoch), the lab's partitions as
+/// `partitions.txt`, a grid `grid.csv`, a job script `train.sh`, and in
+/// `bin/` a `sinfo` that prints the lab's partitions (for
+/// [`run_shell_line`]).
+pub fn example_folder() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let (probe_rows, _) = calib::synth::trend_case(30, 2, 3);
+    std::fs::create_dir(here.join("calib-timings")).unwrap();
+    write_file(&here.join("calib-timings"), "a.csv", &probe_rows);
+    write_file(here, "timings.csv", &probe_rows);
+    let mut runs = String::from("run,dataset,model,epoch,seconds\n");
+    for run in 0..3 {
+        for (dataset, seconds) in [("A", 10.0), ("B", 20.0)] {
+            for epoch in 1..=12 {
+                let took = seconds * (1.0 + 0.01 * f64::from(run));
+                runs.push_str(&format!("{dataset}{run},{dataset},7B,{epoch},{took}\n"));
+            }
+        }
+    }
+    write_file(here, "runs.csv", runs);
+    write_file(here, "partitions.txt", repo_text(LAB_SINFO));
+    write_file(here, "grid.csv", "stratum,units,tasks\ndataset=X,100,3\n");
+    write_file(
+        here,
+        "train.sh",
+        "#!/bin/sh\npython3 train.py --seed \"$1\"\n",
+    );
+    std::fs::create_dir(here.join("bin")).unwrap();
+    let sinfo = write_file(
+        &here.join("bin"),
+        "sinfo",
+        format!("#!/bin/sh\ncat '{}'\n", repo_file(LAB_SINFO).display()),
+    );
+    std::fs::set_permissions(&sinfo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+/// Runs every example line of `calib COMMAND --help` as printed, with
+/// [`run_shell_line`] in `dir`, in order, and asserts that each succeeds.
+/// Returns each line with its output.
+pub fn run_help_examples(command: &str, dir: &Path) -> Vec<(String, Output)> {
+    let help = help_text(&[command, "--help"]);
+    help_block(&help, "Examples:")
+        .into_iter()
+        .map(|line| {
+            let out = run_shell_line(dir, line);
+            assert!(
+                out.status.success(),
+                "the example `{line}` of `calib {command} --help` failed ({}):\n{}",
+                out.status,
+                stderr(&out)
+            );
+            (line.to_string(), out)
+        })
+        .collect()
 }
 
 /// The entries of `dir`, sorted (none when it does not exist).

@@ -5,7 +5,7 @@ use std::io;
 use super::Exporter;
 use crate::backtest::{Backtest, Baseline};
 
-pub struct CsvExporter;
+pub(crate) struct CsvExporter;
 
 impl Exporter for CsvExporter {
     fn export(&self, report: &Backtest, out: &mut dyn io::Write) -> io::Result<()> {

@@ -4,7 +4,7 @@ mod csv;
 mod json;
 mod table;
 
-pub use self::csv::CsvExporter;
+pub(crate) use self::csv::CsvExporter;
 pub use self::json::JsonExporter;
 pub use self::table::TableExporter;
 
