@@ -168,6 +168,7 @@ fn script_dir_writes_one_job_script_per_stratum_and_prints_only_their_submission
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("executable"), "{}", stderr(&out));
     let text = stdout(&out);
     let mut files: Vec<String> = std::fs::read_dir(cwd.join("jobs"))
         .unwrap()
@@ -259,4 +260,23 @@ fn script_dir_is_for_the_sbatch_format() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--format sbatch"), "{}", stderr(&out));
     assert!(!dir.path().join("jobs").exists());
+}
+
+#[test]
+fn script_dir_warns_when_the_script_it_runs_is_not_executable() {
+    let dir = tempfile::tempdir().unwrap();
+    // The default --script, job.sh, which this folder does not hold.
+    let out = budget(dir.path(), &["--format", "sbatch", "--script-dir", "jobs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    let job = dir.path().canonicalize().unwrap().join("job.sh");
+    assert!(err.contains("warning"), "{err}");
+    assert!(err.contains(&job.display().to_string()), "{err}");
+    assert!(err.contains("chmod +x"), "{err}");
+    let body = std::fs::read_to_string(dir.path().join("jobs/calib-dataset-Y.sh")).unwrap();
+    assert!(
+        body.lines()
+            .any(|l| l == format!("exec {} \"$@\"", job.display())),
+        "{body}"
+    );
 }

@@ -1,6 +1,7 @@
 //! `calib budget`: one `--time` per stratum, rounded into partition buckets,
 //! never below the measured cost.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -254,6 +255,15 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
     };
     if let Some(dir) = &context.script_dir {
         write_job_scripts(&plan, &context, dir)?;
+        // The job scripts `exec` it: say now what would fail on the node.
+        let runnable = std::fs::metadata(&context.script)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if !runnable {
+            output::warn(format_args!(
+                "{} is not an executable file yet; the job scripts run it with exec (chmod +x it)",
+                context.script
+            ));
+        }
     }
     output::write_result(|out| args.format.exporter().export(&plan, &context, out))?;
     let refused = plan.refused();
