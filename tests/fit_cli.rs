@@ -143,7 +143,9 @@ fn stdin_folders_and_the_model_file() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let table = text(&out.stdout);
     assert!(
-        table.contains("dataset=X") && table.contains("predicted N=100"),
+        table.contains("dataset=X")
+            && table.contains("predicted")
+            && table.contains("100-unit run"),
         "{table}"
     );
     let loaded = calib::model::ModelFile::load(&model).unwrap();

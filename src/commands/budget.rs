@@ -22,17 +22,29 @@ use crate::slurm::cluster::resolve_cluster;
 use crate::slurm::partitions::{parse_partitions, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
-const AFTER_HELP: &str = "\
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Turn a model into one --time per stratum, rounded into partition buckets
+
 The rule, per stratum: if a partition cap lies between the measured cost and the upper \
 bound, round down into the largest such cap (status rounded_down); otherwise ask for the \
 upper bound, rounded up to the minute, in the smallest partition that holds it (ok); if \
-even the measured cost exceeds every cap, the run must checkpoint (over_cap, exit 3).
+even the measured cost exceeds every cap, the run must checkpoint (over_cap, exit 3).";
 
+const AFTER_HELP: &str = "\
 Examples:
   calib budget --model calib-model.json --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
   calib budget calib-timings/ --units 100 --partitions @partitions.txt --format sbatch --script train.sh
   calib budget -m calib-model.json -n 100 -p @partitions.txt -f sbatch --script train.sh --script-dir jobs/
   sinfo -h -o '%P %l' | calib budget --model calib-model.json --grid grid.csv --partitions -
+
+The output: the table gives per stratum the projection (predicted, measured cost, upper \
+bound), the --time, its partition and the status, then the notes and the campaign's \
+buckets and task-hours. The sbatch format gives per stratum a comment on what its --time \
+rests on and one `sbatch --array` line carrying every option; with --script-dir, one job \
+script per stratum and the `sbatch FILE` lines. Every task sees CALIB_STRATUM and \
+CALIB_UNITS.
 
 The grid CSV sizes each stratum: columns stratum, units and/or tasks, e.g.
   stratum,units,tasks
@@ -265,7 +277,11 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             ));
         }
     }
-    output::write_result(|out| args.format.exporter().export(&plan, &context, out))?;
+    let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
+    match args.format {
+        Format::Table => output::write_table(export)?,
+        _ => output::write_result(export)?,
+    }
     let refused = plan.refused();
     if !refused.is_empty() {
         for status in [Status::OverCap, Status::Unsupported] {
