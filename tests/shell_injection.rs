@@ -594,7 +594,13 @@ fn budget_refuses_timings_rows_with_a_newline_in_a_label_or_fingerprint() {
 fn budget_refuses_text_flags_with_a_newline() {
     let dir = tempfile::tempdir().unwrap();
     let file = timings_with(dir.path(), "none", "");
-    for flag in ["--unit-name", "--script", "--cluster", "--cpu-model"] {
+    for flag in [
+        "--unit-name",
+        "--script",
+        "--script-dir",
+        "--cluster",
+        "--cpu-model",
+    ] {
         let out = calib()
             .args(["budget", "--units", "10", "--format", "sbatch"])
             .args(["--partitions", "cpu* 1:00:00"])
