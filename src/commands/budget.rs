@@ -196,7 +196,11 @@ fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path)
             path.display()
         ))
     };
-    if let Some(existing) = scripts.iter().find(|j| j.path.exists()) {
+    // symlink_metadata: a link, even a dangling one, is a file there too.
+    if let Some(existing) = scripts
+        .iter()
+        .find(|j| std::fs::symlink_metadata(&j.path).is_ok())
+    {
         return Err(refuse(&existing.path));
     }
     std::fs::create_dir_all(dir)
