@@ -40,8 +40,10 @@ pub enum Command {
     /// Run the real command briefly and record every unit as it finishes.
     Probe(Box<commands::probe::ProbeArgs>),
     /// Fit per-stratum cost models to timings files.
+    #[command(long_about = commands::fit::LONG_ABOUT)]
     Fit(Box<commands::fit::FitArgs>),
     /// Turn a model into one --time per stratum, rounded into partition buckets.
+    #[command(long_about = commands::budget::LONG_ABOUT)]
     Budget(Box<commands::budget::BudgetArgs>),
     /// Read sacct afterwards: what each task really used of its budget.
     Audit(Box<commands::audit::AuditArgs>),

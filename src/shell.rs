@@ -13,19 +13,22 @@
 //!   check as a clap `value_parser` for flags.
 //! * **At output**, whatever got through (a model file edited by hand, a
 //!   library caller that built a budget itself): every word of a command line
-//!   goes through [`quote`], and every comment line, `#SBATCH` directives
-//!   included, through [`comment_text`].
+//!   goes through [`quote`], every word of an `#SBATCH` directive through
+//!   [`directive_word`], and every comment line, directives included, through
+//!   [`comment_text`].
 //!
 //! Assumptions. The script is read by a POSIX shell (sh, dash, bash, zsh in
 //! sh mode), in which a `#` comment runs to the next newline and nothing else
 //! ends it (a backslash before the newline does not continue a comment), and
 //! single quotes take every character literally but `'` itself. `#SBATCH`
 //! lines are also read by sbatch with its own grammar, line by line: it groups
-//! single-quoted text into one argument as the shell does, but takes a
-//! backslash as an escape even inside quotes, so a value with a backslash is
-//! read there without it. Quoting makes a word one literal argument; it cannot
-//! stop a program from reading an argument that starts with `-` as an option,
-//! which is the caller's concern (see the sbatch exporter's script argument).
+//! quoted text into one argument as the shell does, but takes a backslash as
+//! an escape of the next character even inside quotes, and an unquoted `#` as
+//! the end of the line's arguments (as sbatch 22.05 reads them: `sbatch -vv
+//! --test-only` lists the options it read). Quoting makes a word one literal
+//! argument; it cannot stop a program from reading an argument that starts
+//! with `-` as an option, which is the caller's concern (see the sbatch
+//! exporter's script argument).
 
 use std::fmt::Write;
 
@@ -50,6 +53,28 @@ pub(crate) fn quote(word: &str) -> String {
         } else {
             quoted.push(c);
         }
+    }
+    quoted.push('\'');
+    quoted
+}
+
+/// Quotes `word` for an `#SBATCH` directive, so that sbatch reads exactly
+/// this text as one argument: plain words stay as they are, anything else is
+/// single-quoted with `\` and `'` each escaped by a backslash (sbatch's
+/// grammar, see the module docs; `'it\'s'` is `it's` there). This is not
+/// shell syntax: the shell sees a directive as a comment. Control characters
+/// are not handled here: the directive line goes through [`comment_text`].
+pub(crate) fn directive_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(is_plain) {
+        return word.to_string();
+    }
+    let mut quoted = String::with_capacity(word.len() + 2);
+    quoted.push('\'');
+    for c in word.chars() {
+        if c == '\\' || c == '\'' {
+            quoted.push('\\');
+        }
+        quoted.push(c);
     }
     quoted.push('\'');
     quoted
@@ -127,6 +152,17 @@ mod tests {
         assert_eq!(quote("a b"), "'a b'");
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote("a\nb"), "'a\nb'");
+    }
+
+    #[test]
+    fn directive_words_escape_backslashes_and_quotes_inside_single_quotes() {
+        assert_eq!(directive_word("12:00:00"), "12:00:00");
+        assert_eq!(directive_word(""), "''");
+        assert_eq!(
+            directive_word("calib stratum=d=a b"),
+            "'calib stratum=d=a b'"
+        );
+        assert_eq!(directive_word(r"it's a\b #x"), r"'it\'s a\\b #x'");
     }
 
     #[test]

@@ -122,7 +122,9 @@ fn stdin_folders_and_the_model_file() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let table = stdout(&out);
     assert!(
-        table.contains("dataset=X") && table.contains("predicted N=100"),
+        table.contains("dataset=X")
+            && table.contains("predicted")
+            && table.contains("100-unit run"),
         "{table}"
     );
     let loaded = calib::model::ModelFile::load(&model).unwrap();

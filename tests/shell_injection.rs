@@ -1,13 +1,22 @@
-//! No value can become code in the script `calib budget --format sbatch` writes.
+//! No value can become code in the scripts `calib budget --format sbatch` writes.
 //!
 //! Output side: hostile values (newlines, command substitutions, quotes, a
 //! `#SBATCH` directive, carriage returns, terminal escapes, a very long one, a
 //! leading `-`) are put straight into a budget, past every input check, in
 //! every field the sbatch exporter shows: stratum, cluster, CPU model, model
-//! name, dates, notes, partition, unit name and script. The script is then
-//! checked by `bash -n`, and run by a real `bash` with a stub `sbatch` on PATH
-//! that records its arguments: no payload may run, and the stub must receive
-//! exactly the intended arguments, the stratum included, byte for byte.
+//! name, dates, notes, partition, unit name and script. In both forms of the
+//! output:
+//!
+//! * the command lines: the text is checked by `bash -n`, and run by a real
+//!   `bash` with a stub `sbatch` on PATH that records its arguments: no
+//!   payload may run, and the stub must receive exactly the intended
+//!   arguments, the stratum included, byte for byte;
+//! * the job scripts of `--script-dir` (in a folder whose name is hostile
+//!   too): each file passes `bash -n`, its `#SBATCH` directives are exactly
+//!   the intended options as sbatch's grammar reads them, the printed lines
+//!   hand sbatch exactly the file's path, and the file run as the job runs
+//!   it passes the environment and its arguments to the user's script (whose
+//!   path is hostile as well) byte for byte.
 //!
 //! Input side: the built binary refuses a control character in each way a
 //! label or name comes in, with exit status 2 and a message naming where.
@@ -18,7 +27,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use calib::budget::export::{job_name, ExportContext, Format};
+use calib::budget::export::{job_name, job_scripts, ExportContext, Format};
 use calib::budget::{self, Budget, BudgetOptions, Status, Target};
 use calib::slurm::partitions::parse_partitions;
 use calib::slurm::time::format_sbatch_time;
@@ -167,6 +176,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
         let budget = poisoned(honest.clone(), hostile, &comment_only);
         let context = ExportContext {
             script: hostile.clone(),
+            script_dir: None,
             time_min: true,
             unit_name: comment_only.clone(),
             created_at: comment_only.clone(),
@@ -208,28 +218,6 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
             "{case}: the script left files behind"
         );
 
-        // sbatch reads the `#SBATCH` lines of a script's leading comment block
-        // (up to its first command): there, exactly calib's five directives
-        // of the first stratum, none injected.
-        let directives: Vec<&str> = script
-            .lines()
-            .take_while(|l| l.is_empty() || l.starts_with('#'))
-            .filter(|l| l.starts_with("#SBATCH"))
-            .collect();
-        assert_eq!(directives.len(), 5, "{case}:\n{script}");
-        for (line, option) in directives.iter().zip([
-            "--time=",
-            "--partition=",
-            "--time-min=",
-            "--job-name=",
-            "--comment=",
-        ]) {
-            assert!(
-                line.starts_with(&format!("#SBATCH {option}")),
-                "{case}: {line}"
-            );
-        }
-
         // One submission (the over-cap stratum is commented out), with
         // exactly the arguments calib meant.
         let s = &budget.strata[0];
@@ -238,20 +226,289 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
         } else {
             hostile.clone()
         };
-        let expected = vec![
-            "--array=0-2".to_string(),
-            format!("--time={}", s.time()),
-            format!("--partition={hostile}"),
-            format!("--time-min={}", format_sbatch_time(s.projection.floor_s)),
-            format!("--job-name={}", job_name(hostile)),
-            format!("--comment=calib stratum={hostile}"),
-            format!(
-                "--export=ALL,CALIB_STRATUM={},CALIB_UNITS=100",
-                hostile.replace(',', ";")
-            ),
-            script_arg,
-        ];
+        let mut expected = intended_options(s, hostile);
+        expected.push(format!(
+            "--export=ALL,CALIB_STRATUM={},CALIB_UNITS=100",
+            hostile.replace(',', ";")
+        ));
+        expected.push(script_arg);
         assert_eq!(calls(&log), vec![expected], "{case}\n{script}");
+    }
+}
+
+/// The options calib means for the submittable stratum `s` of a poisoned
+/// budget (3 tasks, `--time-min` on, the partition named), in its order.
+fn intended_options(s: &calib::budget::StratumBudget, hostile: &str) -> Vec<String> {
+    vec![
+        "--array=0-2".to_string(),
+        format!("--time={}", s.time()),
+        format!("--partition={hostile}"),
+        format!("--time-min={}", format_sbatch_time(s.projection.floor_s)),
+        format!("--job-name={}", job_name(hostile)),
+        format!("--comment=calib stratum={hostile}"),
+    ]
+}
+
+/// The arguments sbatch reads from one `#SBATCH` line, by its grammar: words
+/// end at unquoted whitespace, `'` and `"` quote, a backslash escapes the next
+/// character even inside quotes, and an unquoted `#` ends the arguments (as
+/// sbatch 22.05 reads a script: `sbatch -vv --test-only FILE` lists the
+/// options it read).
+fn sbatch_directive_args(line: &str) -> Vec<String> {
+    let rest = line.strip_prefix("#SBATCH").expect("a directive");
+    let mut args = Vec::new();
+    let mut chars = rest.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+            chars.next();
+        }
+        let Some(&first) = chars.peek() else { break };
+        if first == '#' {
+            break;
+        }
+        let mut word = String::new();
+        let mut quote: Option<char> = None;
+        while let Some(&c) = chars.peek() {
+            if quote.is_none() && (c.is_ascii_whitespace() || c == '#') {
+                break;
+            }
+            chars.next();
+            match (c, quote) {
+                ('\\', _) => word.extend(chars.next()),
+                (c, Some(q)) if c == q => quote = None,
+                ('\'' | '"', None) => quote = Some(c),
+                (c, _) => word.push(c),
+            }
+        }
+        args.push(word);
+    }
+    args
+}
+
+/// `value` as one file name: `/` replaced, cut to 200 bytes (file systems
+/// hold 255), never empty.
+fn file_name_of(value: &str) -> String {
+    let mut name = String::from("n");
+    for c in value.chars().map(|c| if c == '/' { '_' } else { c }) {
+        if name.len() + c.len_utf8() > 200 {
+            break;
+        }
+        name.push(c);
+    }
+    name
+}
+
+/// A stand-in for the user's job script: writes CALIB_STRATUM, CALIB_UNITS
+/// and its arguments, NUL-separated, to `log`.
+fn stub_job(path: &Path, log: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        format!(
+            "#!/bin/sh\nfor a in \"$CALIB_STRATUM\" \"$CALIB_UNITS\" \"$@\"; do printf '%s\\0' \"$a\"; done > '{}'\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
+    if !have_bash() {
+        eprintln!("skipped: no bash on PATH");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let honest = honest_budget();
+    let sentinel = dir.path().join("pwned");
+    let bin = dir.path().join("bin");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    for (i, hostile) in corpus(&sentinel).iter().enumerate() {
+        let comment_only = format!("{hostile}\0nul\n touch {}", sentinel.display());
+        let budget = poisoned(honest.clone(), hostile, &comment_only);
+        let case = format!("case {i} {hostile:?}");
+        // The folder of the scripts and the user's script both carry the value.
+        let script_dir = dir
+            .path()
+            .join(format!("jobs{i}"))
+            .join(file_name_of(hostile));
+        let user_script = dir
+            .path()
+            .join(format!("user{i}"))
+            .join(file_name_of(hostile));
+        let job_log = dir.path().join(format!("job{i}.log"));
+        stub_job(&user_script, &job_log);
+        let context = ExportContext {
+            script: user_script.to_str().unwrap().to_string(),
+            script_dir: Some(script_dir.clone()),
+            time_min: true,
+            unit_name: comment_only.clone(),
+            created_at: comment_only.clone(),
+            name_partition: true,
+        };
+
+        // One script: the over-cap stratum gets none.
+        let scripts = job_scripts(&budget, &context, &script_dir);
+        assert_eq!(scripts.len(), 1, "{case}");
+        let job = &scripts[0];
+        assert_eq!(job.stratum, 0);
+        assert_eq!(job.path.parent(), Some(script_dir.as_path()), "{case}");
+        std::fs::create_dir_all(&script_dir).unwrap();
+        std::fs::write(&job.path, &job.text).unwrap();
+
+        let syntax = Command::new("bash")
+            .arg("-n")
+            .arg(&job.path)
+            .output()
+            .unwrap();
+        assert!(
+            syntax.status.success(),
+            "{case}: bash -n: {}\n{}",
+            stderr(&syntax),
+            job.text
+        );
+        // sbatch reads the directives of the leading comment block (up to
+        // the first command; a value's newline inside a quoted word of the
+        // commands after it is not read there): exactly calib's options,
+        // none injected, each read by sbatch as the value calib meant (a
+        // value with a control character is shown escaped instead: one line).
+        let directives: Vec<&str> = job
+            .text
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .filter(|l| l.starts_with("#SBATCH"))
+            .collect();
+        let s = &budget.strata[0];
+        let mut expected = intended_options(s, hostile);
+        expected.push("--export=ALL".to_string());
+        assert_eq!(directives.len(), expected.len(), "{case}\n{}", job.text);
+        let read: Vec<String> = directives
+            .iter()
+            .flat_map(|l| sbatch_directive_args(l))
+            .collect();
+        if hostile.chars().any(char::is_control) {
+            for (arg, want) in read.iter().zip(&expected) {
+                let option = want.split('=').next().unwrap();
+                assert!(arg.starts_with(option), "{case}: {arg}");
+            }
+        } else {
+            assert_eq!(read, expected, "{case}\n{}", job.text);
+        }
+
+        // What calib prints: comments and the line that submits the file,
+        // handed to sbatch as exactly its path.
+        let mut bytes = Vec::new();
+        Format::Sbatch
+            .exporter()
+            .export(&budget, &context, &mut bytes)
+            .unwrap();
+        let printed = String::from_utf8(bytes).unwrap();
+        let work = dir.path().join(format!("work{i}"));
+        let log = dir.path().join(format!("log{i}"));
+        std::fs::create_dir_all(&work).unwrap();
+        stub_sbatch(&bin, &log);
+        let submit = dir.path().join(format!("submit{i}.sh"));
+        std::fs::write(&submit, &printed).unwrap();
+        let ran = Command::new("bash")
+            .arg(&submit)
+            .current_dir(&work)
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(ran.status.success(), "{case}: {}\n{printed}", stderr(&ran));
+        assert_eq!(
+            calls(&log),
+            vec![vec![job.path.to_str().unwrap().to_string()]],
+            "{case}\n{printed}"
+        );
+
+        // The job, run as Slurm runs it (from another folder, with arguments):
+        // the user's script gets the stratum's environment and the arguments.
+        let ran = Command::new("bash")
+            .arg(&job.path)
+            .args(["a b", "it's", ""])
+            .current_dir(&work)
+            .env("PATH", &path)
+            .env_remove("CALIB_STRATUM")
+            .env_remove("CALIB_UNITS")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            ran.status.success(),
+            "{case}: {}\n{}",
+            stderr(&ran),
+            job.text
+        );
+        let got = String::from_utf8(std::fs::read(&job_log).unwrap()).unwrap();
+        let mut got: Vec<&str> = got.split('\0').collect();
+        assert_eq!(got.pop(), Some(""), "NUL-terminated");
+        assert_eq!(
+            got,
+            [hostile.replace(',', ";").as_str(), "100", "a b", "it's", ""],
+            "{case}\n{}",
+            job.text
+        );
+        assert!(!sentinel.exists(), "{case}: the payload ran\n{}", job.text);
+        assert_eq!(
+            std::fs::read_dir(&work).unwrap().count(),
+            0,
+            "{case}: the scripts left files behind"
+        );
+    }
+}
+
+/// Strata whose labels differ only in characters a file name cannot keep
+/// share a job name; each still gets its own job script, and no other
+/// stratum's file is replaced.
+#[test]
+fn strata_with_the_same_job_name_get_files_of_their_own() {
+    let mut budget = honest_budget();
+    let mut twin = budget.strata[0].clone();
+    budget.strata[0].stratum = "d=a b".into();
+    twin.stratum = "d=a_b".into();
+    budget.strata.push(twin);
+    let mut unparsed = budget.strata[0].clone();
+    unparsed.stratum = "no label".into();
+    budget.strata.push(unparsed.clone());
+    unparsed.stratum = "another".into();
+    budget.strata.push(unparsed);
+    assert_eq!(job_name("d=a b"), job_name("d=a_b"));
+    let context = ExportContext {
+        script: "/bin/true".into(),
+        script_dir: Some("jobs".into()),
+        time_min: false,
+        unit_name: "unit".into(),
+        created_at: "now".into(),
+        name_partition: false,
+    };
+    let scripts = job_scripts(&budget, &context, Path::new("jobs"));
+    let names: Vec<String> = scripts
+        .iter()
+        .map(|j| j.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let base = job_name("d=a b");
+    assert_eq!(
+        names,
+        [
+            format!("{base}.sh"),
+            format!("{base}-2.sh"),
+            "calib-stratum.sh".to_string(),
+            "calib-stratum-2.sh".to_string()
+        ]
+    );
+    for (k, j) in scripts.iter().enumerate() {
+        assert_eq!(j.stratum, k);
+        let stratum = &budget.strata[k].stratum;
+        assert!(
+            j.text
+                .contains(&format!("export CALIB_STRATUM='{stratum}'"))
+                || j.text.contains(&format!("export CALIB_STRATUM={stratum}")),
+            "{}",
+            j.text
+        );
     }
 }
 
@@ -337,7 +594,13 @@ fn budget_refuses_timings_rows_with_a_newline_in_a_label_or_fingerprint() {
 fn budget_refuses_text_flags_with_a_newline() {
     let dir = tempfile::tempdir().unwrap();
     let file = timings_with(dir.path(), "none", "");
-    for flag in ["--unit-name", "--script", "--cluster", "--cpu-model"] {
+    for flag in [
+        "--unit-name",
+        "--script",
+        "--script-dir",
+        "--cluster",
+        "--cpu-model",
+    ] {
         let out = calib()
             .args(["budget", "--units", "10", "--format", "sbatch"])
             .args(["--partitions", "cpu* 1:00:00"])

@@ -1,12 +1,14 @@
 //! `calib budget`: one `--time` per stratum, rounded into partition buckets,
 //! never below the measured cost.
 
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use regex::Regex;
 
-use crate::budget::export::{ExportContext, Format};
+use crate::atomic::{write_file, IfExists};
+use crate::budget::export::{job_scripts, ExportContext, Format};
 use crate::budget::grid::MAX_COUNT;
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
@@ -20,16 +22,29 @@ use crate::slurm::cluster::resolve_cluster;
 use crate::slurm::partitions::{parse_partitions, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
-const AFTER_HELP: &str = "\
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Turn a model into one --time per stratum, rounded into partition buckets
+
 The rule, per stratum: if a partition cap lies between the measured cost and the upper \
 bound, round down into the largest such cap (status rounded_down); otherwise ask for the \
 upper bound, rounded up to the minute, in the smallest partition that holds it (ok); if \
-even the measured cost exceeds every cap, the run must checkpoint (over_cap, exit 3).
+even the measured cost exceeds every cap, the run must checkpoint (over_cap, exit 3).";
 
+const AFTER_HELP: &str = "\
 Examples:
   calib budget --model calib-model.json --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
   calib budget calib-timings/ --units 100 --partitions @partitions.txt --format sbatch --script train.sh
+  calib budget -m calib-model.json -n 100 -p @partitions.txt -f sbatch --script train.sh --script-dir jobs/
   sinfo -h -o '%P %l' | calib budget --model calib-model.json --grid grid.csv --partitions -
+
+The output: the table gives per stratum the projection (predicted, measured cost, upper \
+bound), the --time, its partition and the status, then the notes and the campaign's \
+buckets and task-hours. The sbatch format gives per stratum a comment on what its --time \
+rests on and one `sbatch --array` line carrying every option; with --script-dir, one job \
+script per stratum and the `sbatch FILE` lines. Every task sees CALIB_STRATUM and \
+CALIB_UNITS.
 
 The grid CSV sizes each stratum: columns stratum, units and/or tasks, e.g.
   stratum,units,tasks
@@ -107,9 +122,21 @@ pub struct BudgetArgs {
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
 
-    /// The batch script the emitted `sbatch --array` lines submit (sbatch format).
+    /// Your batch script, which every stratum's array runs (sbatch format): the
+    /// last word of each `sbatch` line, or what each job script of --script-dir
+    /// runs with `exec`. It reads $CALIB_STRATUM and $CALIB_UNITS.
     #[arg(long, value_name = "FILE", default_value = "job.sh", value_parser = text_argument)]
     pub script: String,
+
+    /// Instead of `sbatch` lines that carry every option, write one job script
+    /// per stratum into DIR (created if missing): its options as `#SBATCH`
+    /// lines, CALIB_STRATUM and CALIB_UNITS exported, then `exec` of --script
+    /// (by its absolute path). Prints the `sbatch DIR/FILE` lines that submit
+    /// them. An existing file is never overwritten (exit 2). Example:
+    /// `--format sbatch --script train.sh --script-dir jobs/`, then
+    /// `sbatch jobs/calib-dataset-Y.sh`.
+    #[arg(long, value_name = "DIR", value_parser = text_argument)]
+    pub script_dir: Option<String>,
 
     /// Also emit --time-min at the measured cost, so backfill may start a task
     /// sooner with a shorter limit (sbatch format).
@@ -158,6 +185,38 @@ fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
     ModelFile::load(&path)
 }
 
+/// Writes the job scripts of `--script-dir`, each atomically. Refuses before
+/// writing any when one of the files exists: a job script may have been
+/// edited or submitted, and calib does not overwrite it.
+fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path) -> Result<()> {
+    let scripts = job_scripts(plan, context, dir);
+    let refuse = |path: &Path| {
+        Error::Refused(format!(
+            "{} already exists; calib does not overwrite a job script: remove it, or give another --script-dir",
+            path.display()
+        ))
+    };
+    // symlink_metadata: a link, even a dangling one, is a file there too.
+    if let Some(existing) = scripts
+        .iter()
+        .find(|j| std::fs::symlink_metadata(&j.path).is_ok())
+    {
+        return Err(refuse(&existing.path));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::io(format!("cannot create --script-dir {}", dir.display()), e))?;
+    for script in &scripts {
+        // Keep: a file that appeared since the check above is still not replaced.
+        write_file(&script.path, script.text.as_bytes(), IfExists::Keep).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                refuse(&script.path)
+            }
+            other => other,
+        })?;
+    }
+    Ok(())
+}
+
 pub fn run(args: &BudgetArgs) -> Result<i32> {
     let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
     let partitions = parse_partitions(&text, &origin)?;
@@ -184,8 +243,23 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
     };
     let mut plan = budget::plan(&model, &selection, &options)?;
     plan.notes.extend(partitions.notes.iter().cloned());
+    if args.script_dir.is_some() && args.format != Format::Sbatch {
+        return Err(Error::Refused(
+            "--script-dir writes the job scripts of the sbatch format: add --format sbatch".into(),
+        ));
+    }
+    let script = match &args.script_dir {
+        // A job script may be submitted from any folder: it runs --script by
+        // its absolute path (the folder calib ran in, for a relative one).
+        Some(_) => std::path::absolute(&args.script)
+            .map_err(|e| Error::Refused(format!("--script `{}`: {e}", args.script)))?
+            .to_string_lossy()
+            .into_owned(),
+        None => args.script.clone(),
+    };
     let context = ExportContext {
-        script: args.script.clone(),
+        script,
+        script_dir: args.script_dir.as_ref().map(PathBuf::from),
         time_min: args.time_min,
         unit_name: args.unit_name.clone(),
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
@@ -195,7 +269,23 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             NamePartition::Auto => !selection.is_one_bucket_family(),
         },
     };
-    output::write_result(|out| args.format.exporter().export(&plan, &context, out))?;
+    if let Some(dir) = &context.script_dir {
+        write_job_scripts(&plan, &context, dir)?;
+        // The job scripts `exec` it: say now what would fail on the node.
+        let runnable = std::fs::metadata(&context.script)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if !runnable {
+            output::warn(format_args!(
+                "{} is not an executable file yet; the job scripts run it with exec (chmod +x it)",
+                context.script
+            ));
+        }
+    }
+    let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
+    match args.format {
+        Format::Table => output::write_table(export)?,
+        _ => output::write_result(export)?,
+    }
     let refused = plan.refused();
     if !refused.is_empty() {
         for status in [Status::OverCap, Status::Unsupported] {

@@ -11,6 +11,17 @@ use crate::limits::MAX_COUNT;
 use crate::output::{self, Format};
 use crate::timings::{read_timings, IngestOptions, TimeColumnKind};
 
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Fit per-stratum cost models to timings files
+
+Per stratum, calib fits per-unit cost c(i) as constant, linear, logarithmic and power \
+law (and geometric, when the probe's cost multiplies along it), each with a startup \
+term, chooses the form that best predicts the later units \
+from the earlier ones, and measures the spread between runs. Warnings go to stderr \
+and say what to do. Bad input exits with status 2, naming the file and line.";
+
 const AFTER_HELP: &str = "\
 Examples:
   calib fit calib-timings/ -o calib-model.json
@@ -18,11 +29,13 @@ Examples:
   calib fit runs.csv --by dataset,model --unit-col epoch --time-col seconds --per-unit
   cat timings.csv | calib fit - --format json
 
-Per stratum, calib fits per-unit cost c(i) as constant, linear, logarithmic and power \
-law (and geometric, when the probe's cost multiplies along it), each with a startup \
-term, chooses the form that best predicts the later units \
-from the earlier ones, and measures the spread between runs. Warnings go to stderr \
-and say what to do. Bad input exits with status 2, naming the file and line.";
+The output: the table gives per stratum the runs and units probed, the per-unit cost at \
+the first and the last probed unit and its trend, the chosen form (runner-up in \
+parentheses), and the mean-rate shortfall: the predicted time of a run divided by the \
+probe's mean time per unit times its units (above 1.00x, a --time sized from the plain \
+mean would be too short). With --units N it adds the projection of an N-unit run as \
+calib budget computes it: predicted, measured cost (the slowest run's projection, below \
+which no --time goes) and upper bound. A footnote under the table says the same.";
 
 /// Arguments of `calib fit`.
 #[derive(Debug, clap::Args)]
@@ -40,7 +53,7 @@ pub struct FitArgs {
     pub output: Option<PathBuf>,
 
     /// Length of the run to budget, in units: adds the projection at N (predicted,
-    /// floor, upper bound) to the table and warns when N is far beyond the probe.
+    /// measured cost, upper bound) to the table and warns when N is far beyond the probe.
     /// Example: `--units 100` for 100 generations.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub units: Option<u64>,
@@ -127,6 +140,11 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     if let Some(path) = &args.plot {
         fit::plot::draw(&report, path)?;
     }
-    output::write_result(|out| fit::export::exporter(args.format).export(&report, out))?;
+    let export =
+        |out: &mut dyn std::io::Write| fit::export::exporter(args.format).export(&report, out);
+    match args.format {
+        Format::Table => output::write_table(export)?,
+        Format::Json => output::write_result(export)?,
+    }
     Ok(0)
 }

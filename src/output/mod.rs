@@ -17,6 +17,14 @@
 //!   [`note`], [`error`]). A write to it that fails is dropped: there is
 //!   nowhere left to report it, and a lost warning must neither stop nor
 //!   panic the command (`calib fit ... 2>&1 | head -1`).
+//! - **Colour**, sparingly: the `warning:` and `error:` prefixes, and the
+//!   table cells that need attention ([`table::Cell::styled`]). Whether a
+//!   stream gets it is anstream's choice for that stream: never where
+//!   `NO_COLOR` is set or the stream is not a terminal (unless
+//!   `CLICOLOR_FORCE` asks for it). Output for programs (JSON, CSV, sbatch
+//!   lines) has no style and goes out byte for byte ([`write_result`]);
+//!   tables go through [`write_table`], which removes the styles where colour
+//!   is off.
 //! - **Pass-through** of a probed command's output ([`write_raw`]) goes to the
 //!   descriptor with plain `write(2)`, unbuffered, and returns the error for
 //!   the caller (probe's console) to decide: probe goes on recording units
@@ -33,6 +41,8 @@ use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};
 use std::os::fd::BorrowedFd;
 
+use anstream::ColorChoice;
+use anstyle::{AnsiColor, Style};
 use rustix::event::{PollFd, PollFlags, Timespec};
 
 use crate::error::{Error, Result};
@@ -76,12 +86,29 @@ impl Stream {
     }
 }
 
-/// Writes a command's result to stdout: `export` writes into a buffer in
-/// front of stdout, which is flushed before this returns. A closed stdout
-/// comes back as an error that [`is_closed_stdout`] recognises.
+/// Writes a command's result for programs to stdout, byte for byte: `export`
+/// writes into a buffer in front of stdout, which is flushed before this
+/// returns. A closed stdout comes back as an error that [`is_closed_stdout`]
+/// recognises.
 pub(crate) fn write_result(export: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let out = io::BufWriter::new(stdout.lock());
+    finish(out, export)
+}
+
+/// Writes a table for people to stdout, as [`write_result`] does, keeping its
+/// styles where stdout takes colour and removing them (every escape sequence)
+/// elsewhere.
+pub(crate) fn write_table(export: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let stdout = io::stdout();
+    let out = io::BufWriter::new(anstream::AutoStream::auto(stdout.lock()));
+    finish(out, export)
+}
+
+fn finish<W: Write>(
+    mut out: io::BufWriter<W>,
+    export: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
     export(&mut out).and_then(|()| out.flush()).map_err(|e| {
         if e.kind() == ErrorKind::BrokenPipe {
             Error::io(STDOUT_CLOSED, e)
@@ -98,9 +125,26 @@ pub fn is_closed_stdout(error: &Error) -> bool {
         if context == STDOUT_CLOSED && source.kind() == ErrorKind::BrokenPipe)
 }
 
+/// The style of a word that warns (`warning:`, a status that needs a look).
+pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
+/// The style of a word that says something failed or cannot be done
+/// (`error:`, `over_cap`, `unsupported`).
+pub const FAILURE: Style = AnsiColor::Red.on_default().bold();
+
+/// `word` in `style` when stderr takes colour (see the module docs).
+fn stderr_word(word: &str, style: Style) -> String {
+    match anstream::AutoStream::choice(&io::stderr()) {
+        ColorChoice::Never => word.to_string(),
+        _ => format!("{style}{word}{style:#}"),
+    }
+}
+
 /// `calib: warning: <message>` on stderr.
 pub(crate) fn warn(message: impl Display) {
-    to_stderr(&format!("calib: warning: {message}\n"));
+    to_stderr(&format!(
+        "calib: {} {message}\n",
+        stderr_word("warning:", WARNING)
+    ));
 }
 
 /// `calib: <message>` on stderr: what calib did besides its result (`wrote 4
@@ -111,7 +155,10 @@ pub fn note(message: impl Display) {
 
 /// `calib: error: <error>` on stderr: the message of a failed command.
 pub fn error(error: &Error) {
-    to_stderr(&format!("calib: error: {error}\n"));
+    to_stderr(&format!(
+        "calib: {} {error}\n",
+        stderr_word("error:", FAILURE)
+    ));
 }
 
 /// One line in one write, so that lines of concurrent writers do not mix; a

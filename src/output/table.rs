@@ -1,12 +1,21 @@
-//! Aligned text tables for people (`calib fit`, `calib budget`).
+//! Aligned text tables for people (`calib fit`, `calib budget`, `calib
+//! backtest`): one format for all of them.
 //!
 //! Columns are as wide as their widest cell, counted in characters (`char`s,
 //! as a terminal showing ASCII and Latin text counts them), two spaces apart;
-//! trailing spaces are cut from every line. Padding is written out, never
-//! asked of `format!`'s width argument: that is limited to 65,535, and a
-//! stratum label is data of any length.
+//! a rule of dashes runs under the header; trailing spaces are cut from every
+//! line. Padding is written out, never asked of `format!`'s width argument:
+//! that is limited to 65,535, and a stratum label is data of any length.
+//!
+//! A cell may carry a style (a status word that needs attention). The style's
+//! escape codes wrap the cell's text only, never its padding, so widths do not
+//! depend on them; the command writes the table through
+//! [`crate::output::write_table`], which keeps them on a colour terminal and
+//! removes them everywhere else.
 
 use std::fmt;
+
+use anstyle::Style;
 
 /// Where a cell sits in its column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,13 +24,40 @@ pub(crate) enum Align {
     Right,
 }
 
+/// One cell: its text and, for the few that need attention, a style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Cell {
+    text: String,
+    style: Style,
+}
+
+impl Cell {
+    pub fn styled(text: impl Into<String>, style: Style) -> Cell {
+        Cell {
+            text: text.into(),
+            style,
+        }
+    }
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell::styled(text, Style::new())
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(text: &str) -> Cell {
+        Cell::from(text.to_string())
+    }
+}
+
 /// A header and rows of cells. A row may have fewer cells than the header;
 /// it then ends early.
 #[derive(Debug, Clone)]
 pub(crate) struct Table {
-    rows: Vec<Vec<String>>,
+    rows: Vec<Vec<Cell>>,
     align: Vec<Align>,
-    rule_under_header: bool,
 }
 
 const GAP: &str = "  ";
@@ -31,8 +67,7 @@ impl Table {
     pub fn new(header: Vec<String>) -> Table {
         Table {
             align: vec![Align::Left; header.len()],
-            rows: vec![header],
-            rule_under_header: false,
+            rows: vec![header.into_iter().map(Cell::from).collect()],
         }
     }
 
@@ -42,14 +77,8 @@ impl Table {
         self
     }
 
-    /// Draws a line of dashes, as wide as the header, under the header.
-    pub(crate) fn with_rule(mut self) -> Table {
-        self.rule_under_header = true;
-        self
-    }
-
-    pub fn push(&mut self, row: Vec<String>) {
-        self.rows.push(row);
+    pub fn push<C: Into<Cell>>(&mut self, row: Vec<C>) {
+        self.rows.push(row.into_iter().map(Into::into).collect());
     }
 
     fn widths(&self) -> Vec<usize> {
@@ -59,7 +88,7 @@ impl Table {
                 self.rows
                     .iter()
                     .filter_map(|row| row.get(c))
-                    .map(|cell| cell.chars().count())
+                    .map(|cell| cell.text.chars().count())
                     .max()
                     .unwrap_or(0)
             })
@@ -81,21 +110,21 @@ impl fmt::Display for Table {
                 if c > 0 {
                     line.push_str(GAP);
                 }
-                let fill = widths[c] - cell.chars().count();
-                match self.align.get(c).copied().unwrap_or(Align::Left) {
-                    Align::Left => {
-                        line.push_str(cell);
-                        push_spaces(&mut line, fill);
-                    }
-                    Align::Right => {
-                        push_spaces(&mut line, fill);
-                        line.push_str(cell);
-                    }
+                let fill = widths[c] - cell.text.chars().count();
+                let right = self.align.get(c) == Some(&Align::Right);
+                if right {
+                    push_spaces(&mut line, fill);
+                }
+                // `{style}` and `{style:#}` are empty for a plain cell.
+                let style = cell.style;
+                line.push_str(&format!("{style}{}{style:#}", cell.text));
+                if !right {
+                    push_spaces(&mut line, fill);
                 }
             }
             f.write_str(line.trim_end())?;
             f.write_str("\n")?;
-            if i == 0 && self.rule_under_header {
+            if i == 0 {
                 let width =
                     widths.iter().sum::<usize>() + GAP.len() * widths.len().saturating_sub(1);
                 f.write_str(&"-".repeat(width))?;
@@ -116,9 +145,13 @@ mod tests {
 
     #[test]
     fn columns_take_the_width_of_their_widest_cell_in_characters() {
-        let mut table = Table::new(cells(&["name", "n"]))
-            .aligned(|c| if c == 1 { Align::Right } else { Align::Left })
-            .with_rule();
+        let mut table = Table::new(cells(&["name", "n"])).aligned(|c| {
+            if c == 1 {
+                Align::Right
+            } else {
+                Align::Left
+            }
+        });
         table.push(cells(&["é", "1000"]));
         let text = table.to_string();
         let lines: Vec<&str> = text.lines().collect();
@@ -134,5 +167,27 @@ mod tests {
         let header = text.lines().next().unwrap();
         assert_eq!(header.len(), 70_000 + 2 + "units".len());
         assert!(text.contains(&format!("{long}  3\n")));
+    }
+
+    #[test]
+    fn a_style_wraps_the_text_and_leaves_the_columns_where_they_were() {
+        let red = Style::new().fg_color(Some(anstyle::AnsiColor::Red.into()));
+        let mut plain = Table::new(cells(&["stratum", "status", "n"]));
+        plain.push(cells(&["d=a", "over_cap", "1"]));
+        let mut styled = Table::new(cells(&["stratum", "status", "n"]));
+        styled.push(vec![
+            Cell::from("d=a"),
+            Cell::styled("over_cap", red),
+            Cell::from("1"),
+        ]);
+        let text = styled.to_string();
+        assert!(
+            text.contains(&format!("{red}over_cap{red:#}  1")),
+            "{text:?}"
+        );
+        let stripped = text
+            .replace(&red.render().to_string(), "")
+            .replace(&red.render_reset().to_string(), "");
+        assert_eq!(stripped, plain.to_string());
     }
 }

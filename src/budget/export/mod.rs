@@ -7,7 +7,7 @@ mod table;
 
 pub use self::csv::CsvExporter;
 pub use self::json::JsonExporter;
-pub use self::sbatch::SbatchExporter;
+pub use self::sbatch::{job_scripts, JobScript, SbatchExporter};
 pub use self::table::TableExporter;
 
 use super::Budget;
@@ -15,8 +15,12 @@ use super::Budget;
 /// What every format may need beyond the budget itself.
 #[derive(Debug, Clone)]
 pub struct ExportContext {
-    /// The batch script the `sbatch` lines submit.
+    /// The batch script the `sbatch` lines submit, or the job scripts run.
     pub script: String,
+    /// sbatch format: write one job script per stratum in this folder and
+    /// print the `sbatch FILE` lines that submit them, instead of command
+    /// lines that carry every option (see [`job_scripts`]).
+    pub script_dir: Option<std::path::PathBuf>,
     /// Also emit `--time-min` at the measured cost (lets backfill start the task sooner).
     pub time_min: bool,
     /// What one unit is called (`generation`, `epoch`), for the record.
@@ -49,7 +53,9 @@ pub enum Format {
     Json,
     /// One CSV row per stratum.
     Csv,
-    /// `#SBATCH` lines and one `sbatch --array` line per stratum.
+    /// Per stratum, a comment on what its --time rests on and one `sbatch
+    /// --array` command line carrying every option (with --script-dir: one
+    /// job script per stratum, and the `sbatch FILE` lines).
     Sbatch,
 }
 

@@ -1,21 +1,40 @@
-//! `--format sbatch`: per stratum, the `#SBATCH` lines, a comment recording what
-//! the time rests on (measured rate, configuration, unit, machine, date, runs),
-//! and one `sbatch --array` line for that stratum alone.
+//! `--format sbatch`: what to submit, per stratum, in one of two forms (never
+//! both in one output):
+//!
+//! * **Command lines** (the default): per stratum, a comment recording what
+//!   was chosen and why (status, partition, predicted time, measured cost,
+//!   upper bound, margin, and the measurements it rests on), then one `sbatch`
+//!   command that carries every option (`--array`, `--time`, `--partition`,
+//!   `--time-min`, `--job-name`, `--comment`, `--export`) and the user's
+//!   `--script`. One script serves every stratum: what differs between strata
+//!   is on the command line and in the environment it exports.
+//! * **Job scripts** (`--script-dir DIR`, [`job_scripts`]): per stratum, a
+//!   file holding the same options as `#SBATCH` directives, the environment
+//!   exported, and `exec` of the user's script; the output is then the same
+//!   comments, each followed by `sbatch FILE`.
+//!
+//! Either way a task sees `CALIB_STRATUM` (the stratum, `,` written `;`:
+//! sbatch's `--export` splits on commas, and both forms give the same value)
+//! and `CALIB_UNITS`. A stratum without a submittable time (`over_cap`,
+//! `unsupported`) gets its comment and no live command and no file.
 //!
 //! The text is a shell script, and most of what it shows comes from outside
 //! (labels, cluster and CPU names, the unit name, the script path, notes that
 //! quote them): every comment line and `#SBATCH` directive is written by
-//! [`comment`] or [`directive`], which pass it through [`comment_text`], and
-//! every word of a command goes through [`quote`] (see [`crate::shell`]), so
-//! that no value can end a line or a word.
+//! [`comment`] or [`directive`], which pass it through [`comment_text`];
+//! every word of a command goes through [`quote`], and every directive's
+//! value through [`directive_word`] (see [`crate::shell`]), so that no value
+//! can end a line or a word.
 
+use std::collections::HashSet;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
 use crate::output::human_duration;
-use crate::shell::{comment_text, quote};
-use crate::slurm::time::format_sbatch_time;
+use crate::shell::{comment_text, directive_word, quote};
+use crate::slurm::time::{format_minutes, format_sbatch_time};
 
 pub struct SbatchExporter;
 
@@ -26,14 +45,17 @@ fn comment(out: &mut String, text: &str) {
     out.push('\n');
 }
 
-/// Appends the `#SBATCH` directive `option` (already quoted) as one line.
-fn directive(out: &mut String, option: &str) {
+/// Appends the `#SBATCH --name=value` directive as one line.
+fn directive(out: &mut String, name: &str, value: &str) {
     out.push_str("#SBATCH ");
-    out.push_str(&comment_text(option));
+    out.push_str(&comment_text(&format!(
+        "--{name}={}",
+        directive_word(value)
+    )));
     out.push('\n');
 }
 
-/// The script as sbatch's last argument: sbatch would take a path that starts
+/// A path as sbatch's last argument: sbatch would take a path that starts
 /// with `-` for an option, and `./` keeps it the same relative path.
 fn script_argument(script: &str) -> String {
     if script.starts_with('-') {
@@ -43,8 +65,76 @@ fn script_argument(script: &str) -> String {
     }
 }
 
-/// The two comment lines recording what the time of `s` rests on.
-fn record(out: &mut String, s: &StratumBudget, budget: &Budget, context: &ExportContext) {
+/// The user's script as the word `exec` runs: a name without a `/` would be
+/// looked up on PATH and one that starts with `-` read as an option of
+/// `exec`, so both get `./`.
+fn exec_argument(script: &str) -> String {
+    if script.starts_with('-') || !script.contains('/') {
+        quote(&format!("./{script}"))
+    } else {
+        quote(script)
+    }
+}
+
+/// Whether `s` gets a live submission (a command line, a job script).
+fn submittable(s: &StratumBudget) -> bool {
+    matches!(s.decision.status, Status::Ok | Status::RoundedDown)
+}
+
+/// The comment that comes before a stratum's submission: what was chosen and
+/// why, then the projection, the measurements it rests on and the notes.
+fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Vec<String> {
+    let unit = &context.unit_name;
+    let partition = s.decision.partition.as_deref().unwrap_or("-");
+    let largest_cap = || {
+        if s.decision.largest_cap_s.is_finite() {
+            format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
+        } else {
+            "unlimited".to_string()
+        }
+    };
+    let choice = match s.decision.status {
+        Status::Ok => format!(
+            "--time={} in {partition} (ok): the upper bound, rounded up to the minute, in the smallest partition that holds it",
+            s.time()
+        ),
+        Status::RoundedDown => format!(
+            "--time={} in {partition} (rounded_down): the largest cap between the measured cost and the upper bound",
+            s.time()
+        ),
+        Status::OverCap => format!(
+            "no --time (over_cap): even the measured cost exceeds the largest cap, {}; checkpoint the run into {} segments of at most that. Not submitted: the line below is commented out",
+            largest_cap(),
+            s.decision.segments.unwrap_or(2)
+        ),
+        Status::Unsupported => "no --time (unsupported): the probe cannot support one (see the note below); probe as it says, or pass --allow-guess".to_string(),
+    };
+    let mut lines = vec![format!("stratum {}: {choice}", s.stratum)];
+
+    let margin = if submittable(s) {
+        format!(
+            "; margin {} over the measured cost",
+            human_duration(s.decision.time_s() as f64 - s.projection.floor_s)
+        )
+    } else {
+        String::new()
+    };
+    lines.push(format!(
+        "  {} {unit}s x {} task{}: predicted {}, measured cost {}, upper bound {} at {:.0}%{margin}{}",
+        s.units,
+        s.tasks,
+        if s.tasks == 1 { "" } else { "s" },
+        human_duration(s.projection.predicted_s),
+        human_duration(s.projection.floor_s),
+        human_duration(s.projection.upper_s),
+        budget.confidence * 100.0,
+        if budget.provenance.is_estimate() {
+            " (ESTIMATE: measured on another machine)"
+        } else {
+            ""
+        }
+    ));
+
     let b = &s.basis;
     let machine = if b.clusters.is_empty() {
         "an unrecorded machine".to_string()
@@ -60,9 +150,8 @@ fn record(out: &mut String, s: &StratumBudget, budget: &Budget, context: &Export
         .as_deref()
         .map(|d| format!(" on {}", d.get(..10).unwrap_or(d)))
         .unwrap_or_default();
-    let unit = &context.unit_name;
-    let measured = format!(
-        "measured: {} per {unit} at {unit} 1 -> {} at {unit} {}, startup {} ({} model), {} run{} / {} {unit}s probed, on {machine}{when}",
+    lines.push(format!(
+        "  measured: {} per {unit} at {unit} 1 -> {} at {unit} {}, startup {} ({} model), {} run{} / {} {unit}s probed, on {machine}{when}",
         human_duration(b.rate_first_s),
         human_duration(b.rate_last_s),
         b.probe_units,
@@ -71,22 +160,75 @@ fn record(out: &mut String, s: &StratumBudget, budget: &Budget, context: &Export
         b.runs,
         if b.runs == 1 { "" } else { "s" },
         b.units_probed,
+    ));
+    lines.extend(s.notes.iter().map(|note| format!("  note: {note}")));
+    lines
+}
+
+/// The options of a stratum's submission, as (name, value) in the order they
+/// are written, values raw (each writer quotes for its own grammar).
+fn options(s: &StratumBudget, context: &ExportContext) -> Vec<(&'static str, String)> {
+    let array = if s.tasks > 1 {
+        format!("0-{}", s.tasks - 1)
+    } else {
+        "0".to_string()
+    };
+    let mut options = vec![("array", array), ("time", s.time())];
+    if let Some(partition) = s
+        .decision
+        .partition
+        .as_deref()
+        .filter(|_| context.name_partition)
+    {
+        options.push(("partition", partition.to_string()));
+    }
+    if context.time_min {
+        options.push(("time-min", format_sbatch_time(s.projection.floor_s)));
+    }
+    options.push(("job-name", job_name(&s.stratum)));
+    options.push(("comment", job_comment(&s.stratum)));
+    options
+}
+
+/// `CALIB_STRATUM`'s value: the stratum with `;` for `,`, because sbatch's
+/// `--export` splits its list on commas.
+fn stratum_variable(s: &StratumBudget) -> String {
+    s.stratum.replace(',', ";")
+}
+
+/// The one `sbatch` command of a stratum, every option on it.
+fn command_line(s: &StratumBudget, context: &ExportContext) -> String {
+    let mut words = vec!["sbatch".to_string()];
+    for (name, value) in options(s, context) {
+        words.push(format!("--{name}={}", quote(&value)));
+    }
+    let exports = format!(
+        "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
+        stratum_variable(s),
+        s.units
     );
-    comment(out, &measured);
-    let projection = format!(
-        "projection for {} {unit}s: predicted {}, measured cost {}, upper bound {} at {:.0}%{}",
-        s.units,
-        human_duration(s.projection.predicted_s),
-        human_duration(s.projection.floor_s),
-        human_duration(s.projection.upper_s),
-        budget.confidence * 100.0,
-        if budget.provenance.is_estimate() {
-            " (ESTIMATE: measured on another machine)"
-        } else {
-            ""
-        }
+    words.push(format!("--export={}", quote(&exports)));
+    words.push(script_argument(&context.script));
+    words.join(" ")
+}
+
+/// The lines before the strata: version, date, partitions, campaign notes.
+fn preamble(out: &mut String, budget: &Budget, context: &ExportContext, what: &str) {
+    comment(
+        out,
+        &format!(
+            "calib {} budget, {}: {what}",
+            crate::VERSION,
+            context.created_at
+        ),
     );
-    comment(out, &projection);
+    comment(out, &format!("partitions: {}", budget.partitions));
+    if !context.name_partition {
+        comment(out, "--partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)");
+    }
+    for note in &budget.notes {
+        comment(out, &format!("NOTE: {note}"));
+    }
 }
 
 impl Exporter for SbatchExporter {
@@ -97,101 +239,117 @@ impl Exporter for SbatchExporter {
         sink: &mut dyn std::io::Write,
     ) -> std::io::Result<()> {
         let mut out = String::new();
-        comment(
-            &mut out,
-            &format!(
-                "calib {} budget, {}: one array per stratum, each with its own --time.",
-                crate::VERSION,
-                context.created_at
-            ),
-        );
-        comment(&mut out, &format!("partitions: {}", budget.partitions));
-        if !context.name_partition {
-            comment(&mut out, "--partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)");
-        }
-        for note in &budget.notes {
-            comment(&mut out, &format!("NOTE: {note}"));
-        }
-        for s in &budget.strata {
-            out.push('\n');
-            comment(&mut out, &format!("=== stratum {} ===", s.stratum));
-            record(&mut out, s, budget, context);
-            for note in &s.notes {
-                comment(&mut out, &format!("note: {note}"));
+        match &context.script_dir {
+            None => {
+                preamble(
+                    &mut out,
+                    budget,
+                    context,
+                    "one array per stratum, each with its own --time.",
+                );
+                for s in &budget.strata {
+                    out.push('\n');
+                    for line in provenance(s, budget, context) {
+                        comment(&mut out, &line);
+                    }
+                    match s.decision.status {
+                        Status::Ok | Status::RoundedDown => {
+                            out.push_str(&command_line(s, context));
+                            out.push('\n');
+                        }
+                        Status::OverCap => comment(&mut out, &command_line(s, context)),
+                        Status::Unsupported => {}
+                    }
+                }
             }
-            submission(&mut out, s, context);
+            Some(dir) => {
+                let scripts = job_scripts(budget, context, dir);
+                preamble(
+                    &mut out,
+                    budget,
+                    context,
+                    &format!(
+                        "one job script per stratum in {}, each with its own --time; submit them with the lines below.",
+                        dir.display()
+                    ),
+                );
+                for (k, s) in budget.strata.iter().enumerate() {
+                    out.push('\n');
+                    for line in provenance(s, budget, context) {
+                        comment(&mut out, &line);
+                    }
+                    if let Some(script) = scripts.iter().find(|j| j.stratum == k) {
+                        out.push_str("sbatch ");
+                        out.push_str(&script_argument(&script.path.to_string_lossy()));
+                        out.push('\n');
+                    }
+                }
+            }
         }
         sink.write_all(out.as_bytes())
     }
 }
 
-/// The `#SBATCH` lines and the `sbatch --array` line of one stratum, commented
-/// out when it is over every cap.
-fn submission(out: &mut String, s: &StratumBudget, context: &ExportContext) {
-    if s.decision.status == Status::Unsupported {
+/// One stratum's job script for `--script-dir`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobScript {
+    /// The stratum's index in the budget.
+    pub stratum: usize,
+    /// `dir` joined with the file's name: the job name and `.sh`, with `-2`,
+    /// `-3`, ... where two strata's job names are the same.
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// The job scripts of `budget` in `dir`, one per stratum with a submittable
+/// time: `#!/bin/sh`, the provenance comment, the options as `#SBATCH`
+/// directives (sbatch reads them up to the first command), the environment
+/// exported, and `exec` of `context.script` with the script's arguments.
+/// Nothing is written here: the caller writes each file (atomically, never
+/// over an existing one).
+pub fn job_scripts(budget: &Budget, context: &ExportContext, dir: &Path) -> Vec<JobScript> {
+    let mut taken = HashSet::new();
+    let mut scripts = Vec::new();
+    for (k, s) in budget.strata.iter().enumerate() {
+        if !submittable(s) {
+            continue;
+        }
+        let base = job_name(&s.stratum);
+        let name = (1..)
+            .map(|n| match n {
+                1 => format!("{base}.sh"),
+                n => format!("{base}-{n}.sh"),
+            })
+            .find(|name| !taken.contains(name))
+            .expect("an unused name");
+        taken.insert(name.clone());
+
+        let mut text = String::from("#!/bin/sh\n");
         comment(
-            out,
-            "UNSUPPORTED: no --time for this stratum: its probe cannot support one (see the note above); probe as it says, or pass --allow-guess.",
-        );
-        return;
-    }
-    let time = s.time();
-    // The options shared by the directives and the command line, each one
-    // word: `--name=<quoted value>`.
-    let mut options = vec![format!("--time={}", quote(&time))];
-    if let Some(partition) = s
-        .decision
-        .partition
-        .as_deref()
-        .filter(|_| context.name_partition)
-    {
-        options.push(format!("--partition={}", quote(partition)));
-    }
-    if context.time_min {
-        let time_min = format_sbatch_time(s.projection.floor_s);
-        options.push(format!("--time-min={}", quote(&time_min)));
-    }
-    options.push(format!("--job-name={}", quote(&job_name(&s.stratum))));
-    options.push(format!("--comment={}", quote(&job_comment(&s.stratum))));
-    let array = if s.tasks > 1 {
-        format!("0-{}", s.tasks - 1)
-    } else {
-        "0".to_string()
-    };
-    // --export takes a comma-separated list, so the stratum's commas become `;`.
-    let exports = format!(
-        "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
-        s.stratum.replace(',', ";"),
-        s.units
-    );
-    let command = format!(
-        "sbatch --array={} {} --export={} {}",
-        quote(&array),
-        options.join(" "),
-        quote(&exports),
-        script_argument(&context.script),
-    );
-    if s.decision.status == Status::OverCap {
-        comment(
-            out,
-            "OVER CAP: not submittable as one task per run; the lines below are commented out.",
-        );
-        comment(
-            out,
+            &mut text,
             &format!(
-                "Checkpoint the run and submit {} segments, each with --time at most the largest cap.",
-                s.decision.segments.unwrap_or(2)
+                "Job script of calib {} budget, {}: submit it with `sbatch FILE`; it runs {} with the stratum's environment.",
+                crate::VERSION,
+                context.created_at,
+                context.script
             ),
         );
-        for option in &options {
-            comment(out, &format!("#SBATCH {option}"));
+        for line in provenance(s, budget, context) {
+            comment(&mut text, &line);
         }
-        comment(out, &command);
-    } else {
-        for option in &options {
-            directive(out, option);
+        for (name, value) in options(s, context) {
+            directive(&mut text, name, &value);
         }
-        out.push_str(&command);
-        out.push('\n');
+        // The rest of the submitting environment, as the command lines' --export=ALL.
+        directive(&mut text, "export", "ALL");
+        let _ = writeln!(text, "export CALIB_STRATUM={}", quote(&stratum_variable(s)));
+        let _ = writeln!(text, "export CALIB_UNITS={}", s.units);
+        let _ = writeln!(text, "exec {} \"$@\"", exec_argument(&context.script));
+        scripts.push(JobScript {
+            stratum: k,
+            path: dir.join(name),
+            text,
+        });
     }
+    scripts
 }

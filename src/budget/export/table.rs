@@ -1,5 +1,8 @@
 //! `--format table`: for people. One line per stratum, then its notes, then the
-//! campaign summary.
+//! campaign summary. The status word is styled where it asks for attention
+//! (escape codes: the command writes this through
+//! [`crate::output::write_table`], which keeps them only for a colour
+//! terminal).
 
 use std::io;
 
@@ -7,7 +10,8 @@ use super::{ExportContext, Exporter};
 use crate::budget::summary::summarize;
 use crate::budget::{Budget, Status, StratumBudget};
 use crate::output::human_duration;
-use crate::output::table::Table;
+use crate::output::table::{Align, Cell, Table};
+use crate::output::{FAILURE, WARNING};
 use crate::slurm::time::format_minutes;
 
 pub struct TableExporter;
@@ -22,6 +26,17 @@ fn time_cell(s: &StratumBudget) -> String {
         ),
         _ => s.time_given().unwrap_or_else(|| "-".to_string()),
     }
+}
+
+/// The status, styled where it asks for attention: a margin cut to stay in a
+/// bucket, a stratum with no submittable time.
+fn status_cell(status: Status) -> Cell {
+    let style = match status {
+        Status::Ok => anstyle::Style::new(),
+        Status::RoundedDown => WARNING,
+        Status::OverCap | Status::Unsupported => FAILURE,
+    };
+    Cell::styled(status.as_str(), style)
 }
 
 impl Exporter for TableExporter {
@@ -41,18 +56,22 @@ impl Exporter for TableExporter {
             "--time".into(),
             "partition".into(),
             "status".into(),
-        ]);
+        ])
+        .aligned(|column| match column {
+            0 | 7 | 8 => Align::Left,
+            _ => Align::Right,
+        });
         for s in &budget.strata {
             table.push(vec![
-                s.stratum.clone(),
-                s.units.to_string(),
-                s.tasks.to_string(),
-                human_duration(s.projection.predicted_s),
-                human_duration(s.projection.floor_s),
-                human_duration(s.projection.upper_s),
-                time_cell(s),
-                s.decision.partition.clone().unwrap_or_else(|| "-".into()),
-                s.decision.status.as_str().to_string(),
+                Cell::from(s.stratum.clone()),
+                Cell::from(s.units.to_string()),
+                Cell::from(s.tasks.to_string()),
+                Cell::from(human_duration(s.projection.predicted_s)),
+                Cell::from(human_duration(s.projection.floor_s)),
+                Cell::from(human_duration(s.projection.upper_s)),
+                Cell::from(time_cell(s)),
+                Cell::from(s.decision.partition.clone().unwrap_or_else(|| "-".into())),
+                status_cell(s.decision.status),
             ]);
         }
         if budget.provenance.is_estimate() {

@@ -1,5 +1,7 @@
-//! `--format table`: one line per stratum, for people (reporting only: no
-//! statistics here).
+//! `--format table`: one line per stratum, for people, then a footnote that
+//! says what the less obvious columns mean (reporting only: no statistics
+//! here). The projection columns are those of `calib budget`'s table, under
+//! the same names.
 
 use std::io;
 
@@ -12,37 +14,39 @@ pub struct TableExporter;
 
 impl Exporter for TableExporter {
     fn export(&self, report: &FitReport, out: &mut dyn io::Write) -> io::Result<()> {
-        write!(out, "{}", table(report))
+        write!(out, "{}", table(report))?;
+        for line in footnote(report) {
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
     }
 }
+
+/// The column that compares the projection with the probe's plain mean.
+const SHORTFALL: &str = "mean-rate shortfall";
 
 /// The table: one line per stratum, text columns to the left, numbers to the
 /// right.
 fn table(report: &FitReport) -> Table {
     let units = report.options.units;
-    let conf = report.options.confidence;
     let mut header = vec![
         "stratum".to_string(),
         "runs".into(),
-        "units".into(),
+        "units probed".into(),
         "per-unit first -> last".into(),
         "trend".into(),
         "model (runner-up)".into(),
+        SHORTFALL.into(),
     ];
-    if let Some(n) = units {
-        header.push(format!("mean under x (N={n})"));
-        header.push(format!("predicted N={n}"));
+    if units.is_some() {
+        header.push("predicted".into());
         header.push("measured".into());
-        header.push(format!("upper {:.0}%", conf * 100.0));
-    } else {
-        header.push("mean under x (N=probe)".into());
+        header.push(format!("upper@{:.0}%", report.options.confidence * 100.0));
     }
-    let mut table = Table::new(header)
-        .aligned(|column| match column {
-            0 | 3 | 5 => Align::Left,
-            _ => Align::Right,
-        })
-        .with_rule();
+    let mut table = Table::new(header).aligned(|column| match column {
+        0 | 3 | 5 => Align::Left,
+        _ => Align::Right,
+    });
     for (k, (m, r)) in report.model.strata.iter().zip(&report.strata).enumerate() {
         let mut row = vec![
             r.stratum.clone(),
@@ -60,9 +64,9 @@ fn table(report: &FitReport) -> Table {
             },
         ];
         let n = units.unwrap_or(m.projection.probe_units);
-        row.push(format!("{:.2}", report.mean_underestimate(k, n)));
+        row.push(format!("{:.2}x", report.mean_underestimate(k, n)));
         if let Some(n) = units {
-            let p = m.project(n, conf);
+            let p = m.project(n, report.options.confidence);
             row.push(human_duration(p.predicted_s));
             row.push(human_duration(p.floor_s));
             row.push(human_duration(p.upper_s));
@@ -70,4 +74,29 @@ fn table(report: &FitReport) -> Table {
         table.push(row);
     }
     table
+}
+
+/// What the shortfall and projection columns say, in words, after a blank
+/// line.
+fn footnote(report: &FitReport) -> Vec<String> {
+    let plain_mean_too_short =
+        "Above 1.00x, a --time sized from the plain mean would be too short.";
+    match report.options.units {
+        Some(n) => vec![
+            String::new(),
+            format!(
+                "{SHORTFALL} = predicted time of a {n}-unit run / (the probe's mean time per unit x {n}). {plain_mean_too_short}"
+            ),
+            format!(
+                "predicted, measured, upper@{:.0}%: a {n}-unit run's central projection, measured cost (the slowest run's projection: no --time goes below it) and upper bound, as calib budget computes them.",
+                report.options.confidence * 100.0
+            ),
+        ],
+        None => vec![
+            String::new(),
+            format!(
+                "{SHORTFALL} = predicted time of the longest probed run / (the probe's mean time per unit x its units). {plain_mean_too_short} Give --units N for a run of N units."
+            ),
+        ],
+    }
 }
