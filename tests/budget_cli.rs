@@ -92,7 +92,8 @@ fn at(name: &str) -> String {
 /// pipeline's `calib fit` in a folder that holds what it names (with `sinfo`
 /// printing the lab's partitions), succeeds; and all of them, whether from
 /// the model file or the probe folder, with the partitions as text, as a file
-/// or on stdin, as a table or as sbatch lines, give the stratum one `--time`.
+/// or on stdin, as a table, as sbatch lines or as job scripts, give the
+/// stratum one `--time`.
 #[test]
 fn the_examples_in_help_run_as_printed() {
     let dir = example_folder();
@@ -106,10 +107,11 @@ fn the_examples_in_help_run_as_printed() {
         .iter()
         .map(|(line, out)| {
             let text = stdout(out);
-            // The stratum's row of a table, or the sbatch line of a script.
+            // The stratum's row of a table, or the comment heading its sbatch
+            // line (with --script-dir the line names a file, not the time).
             let row = text
                 .lines()
-                .find(|l| l.starts_with("dataset=X ") || l.starts_with("sbatch "))
+                .find(|l| l.starts_with("dataset=X ") || l.starts_with("# stratum dataset=X:"))
                 .unwrap_or_else(|| panic!("`{line}` budgeted no dataset=X:\n{text}"));
             let time = slurm_time.find(row).map(|m| m.as_str().to_string());
             time.unwrap_or_else(|| panic!("no --time in `{row}` of `{line}`"))
