@@ -112,10 +112,15 @@ pub enum Unsupported {
     ProbeTooShort { probe_units: u64 },
 }
 
-/// Fewest units a probe needs to show a trend at all; below it, no run more
-/// than [`MAX_BLIND_EXTRAPOLATION`] times longer is budgeted.
-pub const MIN_TREND_UNITS: u64 = 5;
-/// How many times its own length a probe without a visible trend may be
+/// Fewest units in the longest probed run for `calib fit` to test how its
+/// forms extrapolate (fit on the early units, score on the later ones: see
+/// `crate::fit::select`). Below it no form's extrapolation was tested, and no
+/// run more than [`MAX_BLIND_EXTRAPOLATION`] times longer is budgeted. Seen on
+/// the corpus of real programs: a database whose 6-unit probes were flat went
+/// on to cost 2-3 times as much per unit once its indexes outgrew the page
+/// cache, at unit 8 of 50; no probe of 6 units can show that.
+pub const MIN_TREND_UNITS: u64 = 10;
+/// How many times its own length a probe too short for that test may be
 /// extrapolated.
 pub const MAX_BLIND_EXTRAPOLATION: u64 = 4;
 
@@ -145,7 +150,7 @@ impl Unsupported {
                 unit_share * 100.0
             ),
             Unsupported::ProbeTooShort { probe_units } => format!(
-                "unsupported: the longest probed run has {probe_units} unit(s), too few to show whether the cost per unit grows, and the run is {:.0}x longer; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                "unsupported: the longest probed run has {probe_units} unit(s), too few for calib to test how the cost per unit extrapolates (it fits the early units of a probe and checks the later ones, from {MIN_TREND_UNITS} units on), and the run is {:.0}x longer; probe at least one run to {MIN_TREND_UNITS} units (calib probe --units {MIN_TREND_UNITS}) and fit again",
                 units as f64 / (*probe_units).max(1) as f64
             ),
             Unsupported::Geometric { factor_per_unit } => format!(

@@ -69,15 +69,15 @@ fn options(length: ProbeLength, seeds: usize) -> BacktestOptions {
     }
 }
 
-/// Six finished runs of 100 units whose per-unit cost is flat for 10 units and
-/// then rises linearly: a 5-unit probe cannot see the rise.
+/// Six finished runs of 100 units whose per-unit cost is flat for 12 units and
+/// then rises linearly: a 10-unit probe cannot see the rise.
 fn late_rise(seed: u64) -> Timings {
     let mut noise = Noise(seed);
     let cost = |i: u64| {
-        if i <= 10 {
+        if i <= 12 {
             1.0
         } else {
-            1.0 + 0.5 * (i - 10) as f64
+            1.0 + 0.5 * (i - 12) as f64
         }
     };
     Timings {
@@ -106,7 +106,12 @@ fn held_out_covered(report: &calib::backtest::Backtest) -> Vec<bool> {
 #[test]
 fn a_probe_shorter_than_the_flat_start_under_covers_and_a_longer_one_covers() {
     let timings = late_rise(7);
-    let short = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
+    // Too short to test any form's extrapolation, 20 times shorter than the
+    // run: no time is given (unsupported), which is not a miss.
+    let blind = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
+    assert_eq!(blind.unsupported, 6);
+    assert_eq!(blind.covered, 0);
+    let short = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
     assert_eq!(short.trials, 6, "every finished run is held out once");
     assert_eq!(held_out_covered(&short), vec![false; 6]);
     assert!(short.strata[0].largest_headroom < 1.0);
@@ -271,7 +276,7 @@ fn the_command_reports_table_json_and_one_csv_row_per_held_out_run() {
     assert!(text.contains("shape=late"), "{text}");
     assert!(text.contains("6/6"), "{text}");
 
-    let json = calib(&["backtest", path, "--probe-units", "5", "--format", "json"]);
+    let json = calib(&["backtest", path, "--probe-units", "10", "--format", "json"]);
     assert!(json.status.success());
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["trials"], 6);

@@ -87,10 +87,11 @@ fn geometric_growth_is_refused_and_a_steady_rise_is_not() {
     assert_eq!(doc["strata"][0]["status"], "unsupported");
     assert!(doc["strata"][0]["notes"].to_string().contains("geometric"));
 
-    // A linear rise of 5% of the first unit's cost per unit is a trend calib fits.
+    // A linear rise of 5% of the first unit's cost per unit, over a probe
+    // long enough to test the forms' extrapolation, is a trend calib fits.
     std::fs::write(
         dir.path().join("t.csv"),
-        timings(0.5, 8, &|k| 1.0 + 0.05 * k as f64),
+        timings(0.5, 12, &|k| 1.0 + 0.05 * k as f64),
     )
     .unwrap();
     let (code, doc) = budget_json(dir.path(), &[]);
@@ -147,12 +148,11 @@ fn geometric_growth_that_the_probe_shows_is_projected_geometrically() {
 fn a_probe_too_short_for_the_distance_is_refused_for_long_runs_only() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("t.csv"), timings(1.0, 3, &|_| 1.0)).unwrap();
-    // 3 units budgeting 200: refused, naming a longer probe.
+    // 3 units budgeting 200: refused, naming the probe that would settle it.
     let (code, doc) = budget_json(dir.path(), &[]);
     assert_eq!(code, Some(3));
-    assert!(doc["strata"][0]["notes"]
-        .to_string()
-        .contains("too few to show"));
+    let notes = doc["strata"][0]["notes"].to_string();
+    assert!(notes.contains("calib probe --units 10"), "{notes}");
     // 3 units budgeting 10 (within 4x): given a time.
     let out = calib(
         dir.path(),

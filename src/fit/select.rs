@@ -35,8 +35,9 @@ use serde::{Deserialize, Serialize};
 use super::forms::Form;
 use super::lsq::{fit_form, FormFit, Obs};
 
-/// Runs shorter than this (units) are too short for an extrapolation holdout.
-pub const MIN_UNITS: u64 = 10;
+/// Runs shorter than this (units) are too short for an extrapolation holdout
+/// (and then budget extrapolates them only a few times their length).
+pub const MIN_UNITS: u64 = crate::model::MIN_TREND_UNITS;
 /// Fraction of the longest run used as the early part.
 pub const HOLDOUT_FRACTION: f64 = 0.6;
 

@@ -152,7 +152,8 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::ProbeTooShort { stratum, units, needed } => write!(
                 f,
-                "{stratum}: the longest run has {units} units, too few to tell a flat per-unit cost from a rising one; the bound covers both (constant and linear); probe at least {needed} units per run to let calib choose"
+                "{stratum}: the longest run has {units} units, too few to tell a flat per-unit cost from a rising one; the bound covers both (constant and linear), and calib budget gives no time for runs over {} units (status unsupported); probe at least {needed} units per run to let calib choose",
+                units.saturating_mul(crate::model::MAX_BLIND_EXTRAPOLATION)
             ),
             FitWarning::EarlyRowsTooFew { stratum, horizon, cut } => write!(
                 f,
