@@ -7,13 +7,19 @@ pub(crate) fn median(values: &[f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
     }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    Some(if sorted.len().is_multiple_of(2) {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
+    // Selection, not a sort: O(n), and no scratch buffer beyond the copy.
+    let mut copy = values.to_vec();
+    let mid = copy.len() / 2;
+    let (lower, &mut upper, _) = copy.select_nth_unstable_by(mid, f64::total_cmp);
+    Some(if values.len().is_multiple_of(2) {
+        let below = lower
+            .iter()
+            .copied()
+            .max_by(f64::total_cmp)
+            .unwrap_or(upper);
+        (below + upper) / 2.0
     } else {
-        sorted[mid]
+        upper
     })
 }
 
@@ -26,5 +32,8 @@ mod tests {
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(median(&[]), None);
+        assert_eq!(median(&[5.0, f64::NAN, 1.0, 2.0, 9.0]), Some(5.0));
+        let many: Vec<f64> = (0..1001).map(|i| ((i * 7919) % 1001) as f64).collect();
+        assert_eq!(median(&many), Some(500.0));
     }
 }

@@ -92,11 +92,11 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
     };
     let intervals = points.len().saturating_sub(1);
     let window = (intervals / 4).max(MIN_WINDOW).min(intervals);
-    let log_ratio = |w: &[(u64, f64)]| {
-        let (u0, t0) = w[0];
-        let (u1, t1) = w[1];
-        let expected = total(u1) - total(u0);
-        let observed = t1 - t0;
+    // The curve at each row, once (a power law's total costs a few powers).
+    let curve: Vec<f64> = points.iter().map(|&(u, _)| total(u)).collect();
+    let log_ratio = |from: usize, to: usize| {
+        let expected = curve[to] - curve[from];
+        let observed = points[to].1 - points[from].1;
         (expected > 0.0 && observed > 0.0).then(|| (observed / expected).ln())
     };
     // The run's unit-to-unit noise: the variance of its log ratios after the
@@ -104,7 +104,9 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
     // what transients are left: 1.4826 MAD estimates a normal sd). A window
     // of m intervals sums them, so its log ratio has a variance of about
     // σ² / m (independent units).
-    let all: Vec<f64> = points.windows(2).skip(1).filter_map(log_ratio).collect();
+    let all: Vec<f64> = (2..points.len())
+        .filter_map(|k| log_ratio(k - 1, k))
+        .collect();
     let rate_noise_var = match median(&all) {
         Some(centre) if all.len() >= 3 && window > 0 => {
             let deviations: Vec<f64> = all.iter().map(|x| (x - centre).abs()).collect();
@@ -114,7 +116,7 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
         _ => 0.0,
     };
     let start = points.len() - 1 - window;
-    let ln_rate = log_ratio(&[points[start], points[points.len() - 1]]).unwrap_or(ln_level);
+    let ln_rate = log_ratio(start, points.len() - 1).unwrap_or(ln_level);
     RunDivergence {
         run: run.to_string(),
         units,

@@ -631,7 +631,7 @@ fn geometric_undecided(choice: &select::Choice, shown_factor: Option<f64>) -> Op
 }
 
 /// Most intervals per run that the Theil–Sen slope pairs up.
-const THEIL_SEN_MAX_POINTS: usize = 64;
+const THEIL_SEN_MAX_POINTS: usize = 32;
 
 /// The factor by which per-unit cost multiplies per unit along the probe:
 /// exp of the Theil–Sen slope (Sen, JASA 1968: the median of pairwise slopes,
@@ -654,7 +654,7 @@ fn growth_factor_per_unit(points: &[Vec<(u64, f64)>]) -> Option<f64> {
         // Pairs grow with the square of the units: a long run is thinned to
         // evenly spaced intervals (a systematic subsample, over which the
         // estimator is the same), so that a million rows cost no more than a
-        // few thousand pairs per run.
+        // few hundred pairs per run.
         let step = later.len().div_ceil(THEIL_SEN_MAX_POINTS).max(1);
         let later: Vec<(f64, f64)> = later.into_iter().step_by(step).collect();
         for (i, a) in later.iter().enumerate() {

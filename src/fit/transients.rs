@@ -94,15 +94,18 @@ fn even_out_run(points: &[(u64, f64)]) -> (Points, Vec<(u64, f64)>) {
     let judged_idx: Vec<usize> = (0..points.len()).filter(|&k| judged[k]).collect();
     let mut found = Vec::new();
     let mut replacement: Vec<(usize, f64)> = Vec::new();
+    let mut neighbours: Vec<f64> = Vec::with_capacity(2 * NEIGHBOURS);
     for (pos, &k) in judged_idx.iter().enumerate() {
         let side = pos.min(judged_idx.len() - 1 - pos).min(NEIGHBOURS);
         if side == 0 {
             continue;
         }
-        let neighbours: Vec<f64> = (pos - side..=pos + side)
-            .filter(|&p| p != pos)
-            .map(|p| durations[judged_idx[p]])
-            .collect();
+        neighbours.clear();
+        neighbours.extend(
+            (pos - side..=pos + side)
+                .filter(|&p| p != pos)
+                .map(|p| durations[judged_idx[p]]),
+        );
         let Some(typical) = median(&neighbours).filter(|m| *m > 0.0) else {
             continue;
         };
