@@ -26,8 +26,12 @@
 //! Laird & Ware 1982, Harvey 1990). γ is one constant for all programs, chosen
 //! by leave-one-program-out validation (`examples/lopo.rs`): 0.
 //!
-//! The runs' rates are noisy estimates: their spread is taken net of each
-//! run's own unit-to-unit noise (method of moments), and the shift of their
+//! The runs' rates are noisy estimates: their spread is taken net of how much
+//! a window's rate varies within each run (the variance of the log ratios of
+//! its consecutive windows of the same length: a one-way random-effects
+//! analysis of variance with the windows as replicates, by the method of
+//! moments; Searle, Casella & McCulloch, *Variance Components*, 1992, ch. 3),
+//! and the shift of their
 //! mean from the mean level is shrunk by its standard error (positive-part
 //! James–Stein), so that a few noisy last units do not move the centre.
 //!
@@ -51,7 +55,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::projection::RunSpread;
-use crate::stats::median;
 
 /// Fewest intervals in the current-rate window.
 pub const MIN_WINDOW: usize = 3;
@@ -66,8 +69,8 @@ pub struct RunDivergence {
     pub ln_level: f64,
     /// ln(observed / curve) over the last quarter's intervals, as a whole.
     pub ln_rate: f64,
-    /// The sampling variance of `ln_rate` from the run's own unit-to-unit
-    /// noise (0 when it cannot be told): see [`measure`].
+    /// The variance of a window's log ratio within this run (0 when the run
+    /// has fewer than two windows): see [`measure`].
     pub rate_noise_var: f64,
 }
 
@@ -99,21 +102,27 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
         let observed = points[to].1 - points[from].1;
         (expected > 0.0 && observed > 0.0).then(|| (observed / expected).ln())
     };
-    // The run's unit-to-unit noise: the variance of its log ratios after the
-    // first interval (startup), by the median absolute deviation (robust to
-    // what transients are left: 1.4826 MAD estimates a normal sd). A window
-    // of m intervals sums them, so its log ratio has a variance of about
-    // σ² / m (independent units).
-    let all: Vec<f64> = (2..points.len())
-        .filter_map(|k| log_ratio(k - 1, k))
-        .collect();
-    let rate_noise_var = match median(&all) {
-        Some(centre) if all.len() >= 3 && window > 0 => {
-            let deviations: Vec<f64> = all.iter().map(|x| (x - centre).abs()).collect();
-            let sd = 1.4826 * median(&deviations).unwrap_or(0.0);
-            sd * sd / window as f64
-        }
-        _ => 0.0,
+    // How much a window's log ratio varies within the run itself: the sample
+    // variance of the log ratios of its consecutive, non-overlapping windows
+    // of the same length after the first interval (startup), counted back
+    // from the last unit. It holds the units' own noise and whatever makes a
+    // few units in a row slow or fast together (output delivered in bursts, a
+    // busy spell on the node), which a window's rate shares with the others
+    // of its run and which does not make the run diverge.
+    let blocks: Vec<f64> = if window > 0 {
+        let mut ends: Vec<usize> = (1..points.len()).rev().step_by(window).collect();
+        ends.retain(|&end| end >= window);
+        ends.iter()
+            .filter_map(|&end| log_ratio(end - window, end))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let rate_noise_var = if blocks.len() >= 2 {
+        let mean = blocks.iter().sum::<f64>() / blocks.len() as f64;
+        blocks.iter().map(|b| (b - mean).powi(2)).sum::<f64>() / (blocks.len() - 1) as f64
+    } else {
+        0.0
     };
     let start = points.len() - 1 - window;
     let ln_rate = log_ratio(start, points.len() - 1).unwrap_or(ln_level);
