@@ -16,36 +16,18 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use calib::budget::rule::{decide, Cap, Decision, Status};
 use calib::error::Origin;
 use calib::slurm::partitions::{parse_partitions, PartitionList, PartitionSelector, Selection};
+use common::{default_selection, partition_sample};
 
 const MIN: f64 = 60.0;
 const H: f64 = 3600.0;
 const D: f64 = 86_400.0;
 
-fn sample_path(name: &str) -> PathBuf {
-    common::repo_file("tests/data/slurm").join(name)
-}
-
-fn load(name: &str) -> PartitionList {
-    let path = sample_path(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    parse_partitions(&text, &Origin::file(&path))
-        .unwrap_or_else(|e| panic!("{name} does not parse: {e}"))
-}
-
 fn parse_text(text: &str) -> PartitionList {
     parse_partitions(text, &Origin::Argument("--partitions".into()))
         .unwrap_or_else(|e| panic!("does not parse: {e}"))
-}
-
-fn default_selection(list: &PartitionList) -> Selection {
-    list.select(None)
-        .unwrap_or_else(|e| panic!("default selection refused: {e}"))
 }
 
 fn family(list: &PartitionList, name: &str) -> Selection {
@@ -200,21 +182,21 @@ fn check_lab_buckets(list: &PartitionList) {
 
 #[test]
 fn lab_sinfo_percent_p_l() {
-    let list = load("lab-sinfo-P-l.txt");
+    let list = partition_sample("lab-sinfo-P-l.txt");
     assert_eq!(list.partitions.len(), 6);
     check_lab_buckets(&list);
 }
 
 #[test]
 fn lab_sinfo_default_table() {
-    let list = load("lab-sinfo-default.txt");
+    let list = partition_sample("lab-sinfo-default.txt");
     assert_eq!(list.partitions.len(), 6);
     check_lab_buckets(&list);
 }
 
 #[test]
 fn lab_regex_narrows_to_b1_and_b2() {
-    let list = load("lab-sinfo-P-l.txt");
+    let list = partition_sample("lab-sinfo-P-l.txt");
     let sel = regex(&list, "^cpubase_bycore_b[12]$");
     assert_eq!(
         members(&sel),
@@ -234,7 +216,7 @@ fn lab_regex_narrows_to_b1_and_b2() {
 fn lab_scontrol_partition_short_alone() {
     // Default=NO and no _bN suffix: the default selection is every partition,
     // here `short` with MaxTime=00:01:00.
-    let list = load("lab-scontrol-partition-short.txt");
+    let list = partition_sample("lab-scontrol-partition-short.txt");
     let sel = default_selection(&list);
     assert_eq!(members(&sel), named(&[("short", Some(60))]));
     let c = caps(&sel);
@@ -250,7 +232,7 @@ fn lab_scontrol_partition_short_alone() {
 fn narval_default_family_is_cpubase_bycore() {
     // No `*` in this sample: the bucket family with the most buckets, first in
     // the input on a tie (cpubase_bycore, before cpubase_bynode and gpubase_bygpu).
-    let list = load("sinfo-narval.txt");
+    let list = partition_sample("sinfo-narval.txt");
     assert_eq!(list.partitions.len(), 19);
     let sel = default_selection(&list);
     assert_eq!(members(&sel), alliance_family("cpubase_bycore"));
@@ -265,7 +247,7 @@ fn narval_default_family_is_cpubase_bycore() {
 
 #[test]
 fn narval_gpu_family_and_backfill_regex() {
-    let list = load("sinfo-narval.txt");
+    let list = partition_sample("sinfo-narval.txt");
     let sel = family(&list, "gpubase_bygpu");
     assert_eq!(members(&sel), alliance_family("gpubase_bygpu"));
     let c = caps(&sel);
@@ -293,7 +275,7 @@ fn narval_gpu_family_and_backfill_regex() {
 #[test]
 fn killarney_summarize_default_family_is_h100() {
     // No default marked; h100 and l40s both have five buckets; h100 comes first.
-    let list = load("sinfo-killarney-summarize.txt");
+    let list = partition_sample("sinfo-killarney-summarize.txt");
     assert_eq!(list.partitions.len(), 10);
     let sel = default_selection(&list);
     assert_eq!(members(&sel), alliance_family("gpubase_h100"));
@@ -315,7 +297,7 @@ fn killarney_summarize_default_family_is_h100() {
 fn killarney_partitions_with_gres_column() {
     // `%P %a %l %D %G` condensed to name, limit, gres: the gres column is
     // ignored; gpubase_interac (3:00:00) is a family of its own.
-    let list = load("sinfo-killarney-partitions.txt");
+    let list = partition_sample("sinfo-killarney-partitions.txt");
     assert_eq!(list.partitions.len(), 11);
     let sel = default_selection(&list);
     assert_eq!(members(&sel), alliance_family("gpubase_h100"));
@@ -338,7 +320,7 @@ fn killarney_partitions_with_gres_column() {
 fn cedar_all_uses_timelimit_not_defaulttime() {
     // The `%all` line has TIMELIMIT 3-00:00:00 and DEFAULTTIME 1:00:00 for
     // cpubase_bycore_b4; only the TIMELIMIT is a cap.
-    let list = load("sinfo-cedar-all.txt");
+    let list = partition_sample("sinfo-cedar-all.txt");
     let sel = default_selection(&list);
     assert_eq!(
         members(&sel),
@@ -353,7 +335,7 @@ fn cedar_all_uses_timelimit_not_defaulttime() {
 #[test]
 fn magic_castle_unlimited_partitions_take_anything() {
     // cpubase_bycore_b1* infinite: the default family, one unlimited bucket.
-    let list = load("sinfo-magiccastle.txt");
+    let list = partition_sample("sinfo-magiccastle.txt");
     let sel = default_selection(&list);
     assert_eq!(members(&sel), named(&[("cpubase_bycore_b1", None)]));
     let c = caps(&sel);
@@ -372,7 +354,7 @@ fn magic_castle_unlimited_partitions_take_anything() {
 #[test]
 fn graham_compute_alone() {
     // compute* 7-00:00:00, repeated once per node state.
-    let list = load("sinfo-graham.txt");
+    let list = partition_sample("sinfo-graham.txt");
     let sel = default_selection(&list);
     assert_eq!(members(&sel), named(&[("compute", Some(7 * 86_400))]));
     let c = caps(&sel);
@@ -383,7 +365,7 @@ fn graham_compute_alone() {
 
 #[test]
 fn caviness_single_unmarked_partition() {
-    let list = load("sinfo-caviness.txt");
+    let list = partition_sample("sinfo-caviness.txt");
     let sel = default_selection(&list);
     assert_eq!(members(&sel), named(&[("it_css", Some(7 * 86_400))]));
     let c = caps(&sel);
@@ -395,7 +377,7 @@ fn caviness_single_unmarked_partition() {
 #[test]
 fn hawk_default_compute_and_a_dev_regex() {
     // compute* 3-00:00:00 is the default; its name has no _bN, so it is alone.
-    let list = load("sinfo-hawk.txt");
+    let list = partition_sample("sinfo-hawk.txt");
     assert_eq!(list.partitions.len(), 7);
     let sel = default_selection(&list);
     assert_eq!(members(&sel), named(&[("compute", Some(3 * 86_400))]));
@@ -424,7 +406,7 @@ fn hawk_default_compute_and_a_dev_regex() {
 #[test]
 fn cirrus_minute_limits_and_a_regex() {
     // No default, no _bN: every partition. 20:00 and 10:00 are minutes.
-    let list = load("sinfo-cirrus.txt");
+    let list = partition_sample("sinfo-cirrus.txt");
     let sel = default_selection(&list);
     assert_eq!(
         members(&sel),
@@ -452,7 +434,7 @@ fn cirrus_minute_limits_and_a_regex() {
 #[test]
 fn mahuika_truncated_21_day_limit() {
     // `21-00:00:0` is sinfo's 10-character cut of 21-00:00:00.
-    let list = load("sinfo-mahuika.txt");
+    let list = partition_sample("sinfo-mahuika.txt");
     assert_eq!(list.partitions.len(), 10);
     let sel = default_selection(&list);
     let c = caps(&sel);
@@ -488,7 +470,7 @@ fn mahuika_truncated_21_day_limit() {
 #[test]
 fn saga_normal_bigmem_and_unlimited_optimist() {
     // normal* 7-00:00:00, bigmem/accel `14-00:00:0` (= 14 d), optimist infinite.
-    let list = load("sinfo-saga.txt");
+    let list = partition_sample("sinfo-saga.txt");
     assert_eq!(list.partitions.len(), 4);
     let sel = default_selection(&list);
     assert_eq!(members(&sel), named(&[("normal", Some(7 * 86_400))]));
@@ -548,7 +530,7 @@ fn seed_case_6_a_48_hour_need_is_over_cap_where_buckets_stop_at_b3() {
 
 #[test]
 fn seed_case_6_killarney_like_l40s_up_to_b3() {
-    let list = load("sinfo-killarney-summarize.txt");
+    let list = partition_sample("sinfo-killarney-summarize.txt");
     let sel = regex(&list, "^gpubase_l40s_b[1-3]$");
     assert_eq!(
         members(&sel),
@@ -563,7 +545,7 @@ fn seed_case_6_killarney_like_l40s_up_to_b3() {
 
 #[test]
 fn seed_case_6_on_narval_a_48_hour_need_fits_b4() {
-    let list = load("sinfo-narval.txt");
+    let list = partition_sample("sinfo-narval.txt");
     let c = caps(&default_selection(&list));
     // b5 is 7 d there: 48 h measured, 52 h upper asks for 52 h in b4 (3 d).
     expect_ok(&c, 48.0 * H, 52.0 * H, "cpubase_bycore_b4", 3120);

@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -17,19 +17,13 @@ use calib::slurm::time::{
     parse_elapsed, parse_printed_limit, parse_printed_time, parse_time, SlurmTime,
 };
 use calib::timings::{read_timings, IngestOptions, IngestWarning};
-use common::{output_within, stderr, stdout, write_file};
+use common::{output_within, stderr, stdout, write_arg};
 
 const HEADER: &str = "run,stratum,unit,elapsed_s";
 
 /// Runs calib with no stdin; fails the test if it has not ended within 20 s.
 fn calib(args: &[&str]) -> Output {
     output_within(common::calib().args(args), Duration::from_secs(20))
-}
-
-fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> String {
-    write_file(dir, name, content)
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// Asserts exit 2 and that stderr has `file, line N` and every fragment.
@@ -58,7 +52,7 @@ fn longest_number(s: &str) -> usize {
 #[test]
 fn a_unit_near_2_pow_64_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,18446744073709551615,20\n"),
@@ -76,7 +70,7 @@ fn gaps_in_unit_numbers_are_fitted_and_reported_naming_run_and_units() {
     // Two rows at units 9,999,999 and 10,000,000 once made the fit allocate a
     // table of 10^7 entries (400 MB); r1 is complete.
     let dir = tempfile::tempdir().unwrap();
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!(
@@ -104,7 +98,7 @@ fn an_interval_across_a_gap_counts_as_the_units_it_covers() {
             csv.push_str(&format!("{run},d=a,{unit},{}\n", 2 * unit));
         }
     }
-    let path = PathBuf::from(write(dir.path(), "t.csv", &csv));
+    let path = PathBuf::from(write_arg(dir.path(), "t.csv", &csv));
     let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
     let gaps: Vec<&IngestWarning> = timings
         .warnings
@@ -139,7 +133,7 @@ fn runs_with_gaps_beyond_ten_are_counted_not_listed() {
     for run in 0..13 {
         csv.push_str(&format!("r{run},d=a,1,1\nr{run},d=a,3,3\n"));
     }
-    let path = PathBuf::from(write(dir.path(), "t.csv", &csv));
+    let path = PathBuf::from(write_arg(dir.path(), "t.csv", &csv));
     let timings = read_timings(&[path], &IngestOptions::default()).unwrap();
     let listed = timings
         .warnings
@@ -188,7 +182,7 @@ fn non_finite_and_absurd_times_are_bad_input_in_fit_and_budget() {
         ),
     ];
     for (column, value, csv) in cases {
-        let f = write(dir.path(), "t.csv", &csv);
+        let f = write_arg(dir.path(), "t.csv", &csv);
         let fit = calib(&["fit", &f]);
         let err = refused(&fit, "t.csv, line 3", &[column, value]);
         assert!(err.contains("10 years"), "{err}");
@@ -198,7 +192,7 @@ fn non_finite_and_absurd_times_are_bad_input_in_fit_and_budget() {
     }
     // A value of 400 digits is not repeated whole in the message.
     let huge = format!("1{}", "0".repeat(399));
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER}\nr1,d=a,1,1\nr1,d=a,2,{huge}\nr1,d=a,3,3\n"),
@@ -211,7 +205,7 @@ fn non_finite_and_absurd_times_are_bad_input_in_fit_and_budget() {
         assert!(longest_number(&err) < 50, "{err}");
     }
     // Ten years exactly is the bound, and is kept.
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER}\nr1,d=a,1,315576000\n"),
@@ -222,7 +216,7 @@ fn non_finite_and_absurd_times_are_bad_input_in_fit_and_budget() {
 #[test]
 fn per_unit_durations_adding_up_past_the_bound_are_bad_input() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER}\nr1,d=a,1,200000000\nr1,d=a,2,200000000\nr1,d=a,3,1\n"),
@@ -235,7 +229,7 @@ fn per_unit_durations_adding_up_past_the_bound_are_bad_input() {
 fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
     // Ten years per unit, 10^9 units, 10^9 tasks: every bound at once.
     let dir = tempfile::tempdir().unwrap();
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER}\nr1,d=a,1,315576000\n"),
@@ -271,13 +265,13 @@ fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
 #[test]
 fn grid_values_that_are_not_counts_are_bad_input() {
     let dir = tempfile::tempdir().unwrap();
-    let model_src = write(
+    let model_src = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n"),
     );
     for value in ["inf", "NaN", "1e300", "-3", "1000000001"] {
-        let grid = write(
+        let grid = write_arg(
             dir.path(),
             "grid.csv",
             format!("stratum,units\nd=a,{value}\n"),
@@ -303,7 +297,7 @@ fn an_unterminated_last_line_is_skipped_whatever_it_parses_to() {
     let dir = tempfile::tempdir().unwrap();
     // `25` cut to `2`: read, it would go backwards (an error before).
     let backwards = format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\nr1,d=a,3,2");
-    let f = write(dir.path(), "t.csv", &backwards);
+    let f = write_arg(dir.path(), "t.csv", &backwards);
     let out = calib(&["fit", &f]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -314,7 +308,7 @@ fn an_unterminated_last_line_is_skipped_whatever_it_parses_to() {
 
     // `3000` cut to `300`: it parses and is plausible; kept silently before.
     let plausible = format!("{HEADER}\nr1,d=a,1,100\nr1,d=a,2,200\nr1,d=a,3,300");
-    let path = PathBuf::from(write(dir.path(), "u.csv", &plausible));
+    let path = PathBuf::from(write_arg(dir.path(), "u.csv", &plausible));
     let t = read_timings(std::slice::from_ref(&path), &IngestOptions::default()).unwrap();
     assert_eq!(t.runs[0].points, [(1, 100.0), (2, 200.0)]);
     assert!(matches!(
@@ -325,7 +319,7 @@ fn an_unterminated_last_line_is_skipped_whatever_it_parses_to() {
     // With its line break (or the `\r` of a CRLF one) the last row is kept.
     for ending in ["\n", "\r\n", "\r"] {
         let whole = format!("{plausible}{ending}");
-        let path = PathBuf::from(write(dir.path(), "v.csv", &whole));
+        let path = PathBuf::from(write_arg(dir.path(), "v.csv", &whole));
         let t = read_timings(&[path], &IngestOptions::default()).unwrap();
         assert_eq!(t.runs[0].points.len(), 3, "{ending:?}");
         assert!(t.warnings.is_empty(), "{ending:?}: {:?}", t.warnings);
@@ -339,7 +333,7 @@ fn an_unterminated_last_line_is_skipped_whatever_it_parses_to() {
 #[test]
 fn a_fifo_in_a_timings_folder_is_skipped_not_waited_on() {
     let dir = tempfile::tempdir().unwrap();
-    write(
+    write_arg(
         dir.path(),
         "a.csv",
         format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n"),
@@ -386,7 +380,7 @@ fn a_10_mb_single_line_sacct_text_is_refused() {
         line.push_str("|a");
     }
     line.push('\n');
-    let f = write(dir.path(), "sacct.txt", &line);
+    let f = write_arg(dir.path(), "sacct.txt", &line);
     let out = calib(&["audit", &format!("@{f}")]);
     refused(&out, "sacct.txt, line 1", &["longer than 1 MiB"]);
 }
@@ -395,7 +389,7 @@ fn a_10_mb_single_line_sacct_text_is_refused() {
 fn a_long_line_in_a_timings_file_names_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let long = "x".repeat(2 << 20);
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         format!("{HEADER},note\nr1,d=a,1,10,a\nr1,d=a,2,20,{long}\nr1,d=a,3,30,a\n"),
@@ -411,7 +405,7 @@ fn a_long_line_in_a_timings_file_names_its_line() {
 #[test]
 fn no_unit_rows_names_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(dir.path(), "t.csv", format!("{HEADER}\n"));
+    let f = write_arg(dir.path(), "t.csv", format!("{HEADER}\n"));
     let out = calib(&["fit", &f]);
     let err = refused(&out, "t.csv", &["no unit rows"]);
     assert!(!err.contains("PATH"), "{err}");
@@ -420,7 +414,7 @@ fn no_unit_rows_names_the_file() {
 #[test]
 fn a_column_named_twice_is_refused_naming_both() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "t.csv",
         "run,stratum,unit,elapsed_s,unit\nr1,d=a,1,10,7\nr1,d=a,2,20,8\n",
@@ -440,7 +434,7 @@ fn bad_cpus_gpus_and_nul_bytes_are_refused_with_file_and_line() {
         ("r1,d=a,2,20,h\0st,4,none", "NUL"),
     ];
     for (bad_row, needle) in cases {
-        let f = write(
+        let f = write_arg(
             dir.path(),
             "t.csv",
             format!("{header}\nr1,d=a,1,10,h,4,none\n{bad_row}\nr1,d=a,3,30,h,4,none\n"),
@@ -455,7 +449,7 @@ fn bad_cpus_gpus_and_nul_bytes_are_refused_with_file_and_line() {
         "0",
         "",
     ] {
-        let f = write(
+        let f = write_arg(
             dir.path(),
             "t.csv",
             format!("{header}\nr1,d=a,1,10,h,4,{gpus}\nr1,d=a,2,20,h,4,{gpus}\n"),
@@ -472,7 +466,7 @@ fn audit_refuses_an_absurd_elapsed_and_explains_a_task_past_its_limit() {
     let dir = tempfile::tempdir().unwrap();
     // 99,999,999,999 days against a one-minute limit printed
     // "used 14399999999856000%".
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "s.txt",
         format!("{SACCT}\n1_1|x|COMPLETED|99999999999-00:00:00|00:01:00\n"),
@@ -484,7 +478,7 @@ fn audit_refuses_an_absurd_elapsed_and_explains_a_task_past_its_limit() {
     );
 
     // A task that completed 5 minutes past its hour (OverTimeLimit).
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "s.txt",
         format!("{SACCT}\n1_1|x|COMPLETED|01:05:00|01:00:00\n1_2|x|COMPLETED|00:30:00|01:00:00\n"),
@@ -544,7 +538,7 @@ fn printed_minutes_and_seconds_over_59_are_refused_but_time_input_keeps_slurms_g
 fn array_ranges_past_32_bits_are_refused_and_large_ones_do_not_overflow() {
     let dir = tempfile::tempdir().unwrap();
     // A range reaching 2^64 - 1 overflowed the task count (exit 101).
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "s.txt",
         format!("{SACCT}\n1_[0-18446744073709551615]|x|PENDING||01:00:00\n"),
@@ -555,7 +549,7 @@ fn array_ranges_past_32_bits_are_refused_and_large_ones_do_not_overflow() {
         &["32 bits"],
     );
     // The largest ranges Slurm can print, several times over, are counted.
-    let f = write(
+    let f = write_arg(
         dir.path(),
         "s.txt",
         format!(

@@ -16,7 +16,7 @@ use calib::slurm::time::{
     format_sbatch_time, parse_elapsed, parse_printed_limit, parse_time, sbatch_minutes,
     PrintedLimit, SlurmTime,
 };
-use common::{assert_input_error, recorded_sample};
+use common::{assert_input_error, default_selection, partition_sample, recorded_sample};
 use proptest::prelude::*;
 use regex::Regex;
 
@@ -303,11 +303,6 @@ fn sample(name: &str) -> String {
     recorded_sample(&format!("tests/data/slurm/{name}"))
 }
 
-fn parse_sample(name: &str) -> PartitionList {
-    let text = sample(name);
-    parse_partitions(&text, &Origin::file(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
 /// Names and limits in input order, and the default partition.
 fn check(list: &PartitionList, expected: &[(&str, SlurmTime)], default: Option<&str>) {
     let got: Vec<(&str, SlurmTime)> = list
@@ -333,10 +328,6 @@ fn names(selection: &Selection) -> Vec<&str> {
         .collect()
 }
 
-fn default_selection(list: &PartitionList) -> Selection {
-    list.select(None).expect("a default selection")
-}
-
 const CPUBASE_BYCORE: [&str; 5] = [
     "cpubase_bycore_b1",
     "cpubase_bycore_b2",
@@ -347,7 +338,7 @@ const CPUBASE_BYCORE: [&str; 5] = [
 
 #[test]
 fn sample_caviness_default_table_one_partition_many_states() {
-    let list = parse_sample("sinfo-caviness.txt");
+    let list = partition_sample("sinfo-caviness.txt");
     check(&list, &[("it_css", lim(7 * D))], None);
     assert!(list.notes.is_empty(), "{:?}", list.notes);
     let s = default_selection(&list);
@@ -361,7 +352,7 @@ fn sample_caviness_default_table_one_partition_many_states() {
 
 #[test]
 fn sample_cedar_pipe_separated_all_fields() {
-    let list = parse_sample("sinfo-cedar-all.txt");
+    let list = partition_sample("sinfo-cedar-all.txt");
     check(&list, &[("cpubase_bycore_b4", lim(3 * D))], None);
     let s = default_selection(&list);
     assert_eq!(names(&s), ["cpubase_bycore_b4"]);
@@ -374,7 +365,7 @@ fn sample_cedar_pipe_separated_all_fields() {
 
 #[test]
 fn sample_cirrus_minutes_only_limits() {
-    let list = parse_sample("sinfo-cirrus.txt");
+    let list = partition_sample("sinfo-cirrus.txt");
     check(
         &list,
         &[
@@ -397,7 +388,7 @@ fn sample_cirrus_minutes_only_limits() {
 
 #[test]
 fn sample_graham_default_partition_without_buckets() {
-    let list = parse_sample("sinfo-graham.txt");
+    let list = partition_sample("sinfo-graham.txt");
     check(&list, &[("compute", lim(7 * D))], Some("compute"));
     let s = default_selection(&list);
     assert_eq!(names(&s), ["compute"]);
@@ -406,7 +397,7 @@ fn sample_graham_default_partition_without_buckets() {
 
 #[test]
 fn sample_hawk_default_is_a_family_of_one() {
-    let list = parse_sample("sinfo-hawk.txt");
+    let list = partition_sample("sinfo-hawk.txt");
     check(
         &list,
         &[
@@ -439,7 +430,7 @@ fn family_rows(family: &str) -> Vec<(String, SlurmTime)> {
 
 #[test]
 fn sample_killarney_partitions_with_a_gres_column() {
-    let list = parse_sample("sinfo-killarney-partitions.txt");
+    let list = partition_sample("sinfo-killarney-partitions.txt");
     let mut expected = family_rows("gpubase_h100");
     expected.push(("gpubase_interac".to_string(), lim(3 * H)));
     expected.extend(family_rows("gpubase_l40s"));
@@ -470,7 +461,7 @@ fn sample_killarney_partitions_with_a_gres_column() {
 
 #[test]
 fn sample_killarney_summarize() {
-    let list = parse_sample("sinfo-killarney-summarize.txt");
+    let list = partition_sample("sinfo-killarney-summarize.txt");
     let mut expected = family_rows("gpubase_h100");
     expected.extend(family_rows("gpubase_l40s"));
     let expected: Vec<(&str, SlurmTime)> = expected.iter().map(|(n, t)| (n.as_str(), *t)).collect();
@@ -488,7 +479,7 @@ fn sample_killarney_summarize() {
 
 #[test]
 fn sample_magiccastle_infinite_default() {
-    let list = parse_sample("sinfo-magiccastle.txt");
+    let list = partition_sample("sinfo-magiccastle.txt");
     check(
         &list,
         &[("cpubase_bycore_b1", UNL), ("node", UNL), ("smnode", UNL)],
@@ -505,7 +496,7 @@ fn sample_magiccastle_infinite_default() {
 
 #[test]
 fn sample_mahuika_site_layout_with_truncated_21_days() {
-    let list = parse_sample("sinfo-mahuika.txt");
+    let list = partition_sample("sinfo-mahuika.txt");
     check(
         &list,
         &[
@@ -548,7 +539,7 @@ fn sample_mahuika_site_layout_with_truncated_21_days() {
 
 #[test]
 fn sample_narval_three_bucket_families_and_no_default_marker() {
-    let list = parse_sample("sinfo-narval.txt");
+    let list = partition_sample("sinfo-narval.txt");
     let mut expected = vec![("cpubase_interac".to_string(), lim(8 * H))];
     expected.extend(family_rows("cpubase_bycore"));
     expected.extend(family_rows("cpubase_bynode"));
@@ -571,7 +562,7 @@ fn sample_narval_three_bucket_families_and_no_default_marker() {
 
 #[test]
 fn sample_saga_truncated_14_days_accepted_with_a_note() {
-    let list = parse_sample("sinfo-saga.txt");
+    let list = partition_sample("sinfo-saga.txt");
     check(
         &list,
         &[
@@ -593,7 +584,7 @@ fn sample_saga_truncated_14_days_accepted_with_a_note() {
 
 #[test]
 fn lab_sinfo_percent_p_percent_l() {
-    let list = parse_sample("lab-sinfo-P-l.txt");
+    let list = partition_sample("lab-sinfo-P-l.txt");
     let lab: [(&str, SlurmTime); 6] = [
         ("cpubase_bycore_b1", lim(3 * H)),
         ("cpubase_bycore_b2", lim(12 * H)),
@@ -614,13 +605,13 @@ fn lab_sinfo_percent_p_percent_l() {
     );
 
     // The default table of the same cluster gives the same list.
-    let table = parse_sample("lab-sinfo-default.txt");
+    let table = partition_sample("lab-sinfo-default.txt");
     assert_eq!(table, list);
 }
 
 #[test]
 fn lab_scontrol_show_partition() {
-    let list = parse_sample("lab-scontrol-partition-short.txt");
+    let list = partition_sample("lab-scontrol-partition-short.txt");
     check(&list, &[("short", lim(60))], None);
     let s = default_selection(&list);
     assert_eq!(names(&s), ["short"]);
@@ -874,12 +865,12 @@ fn families_from_names() {
 }
 
 fn lab_list() -> PartitionList {
-    parse_sample("lab-sinfo-P-l.txt")
+    partition_sample("lab-sinfo-P-l.txt")
 }
 
 #[test]
 fn select_by_family_and_by_regex() {
-    let narval = parse_sample("sinfo-narval.txt");
+    let narval = partition_sample("sinfo-narval.txt");
     let s = narval
         .select(Some(&PartitionSelector::Family("gpubase_bygpu".into())))
         .unwrap();

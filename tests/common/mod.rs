@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::prelude::*;
 use calib::error::Error;
+use calib::error::Origin;
 use calib::fit::{fit_timings, FitOptions, FitReport};
+use calib::slurm::partitions::{parse_partitions, PartitionList, Selection};
 use calib::timings::{read_timings, IngestOptions, Timings};
 
 /// The `calib` binary these tests were built with.
@@ -150,6 +152,19 @@ pub fn recorded_sample(relative: &str) -> String {
         "{relative} must begin with its `# source:` line"
     );
     text
+}
+
+/// A recorded partition list of `tests/data/slurm/` (checked for its
+/// `# source:` line), parsed.
+pub fn partition_sample(name: &str) -> PartitionList {
+    let text = recorded_sample(&format!("tests/data/slurm/{name}"));
+    parse_partitions(&text, &Origin::file(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The partitions `calib budget` uses when no family or regex is given.
+pub fn default_selection(list: &PartitionList) -> Selection {
+    list.select(None)
+        .unwrap_or_else(|e| panic!("default selection refused: {e}"))
 }
 
 /// Asserts that `err` is bad input (exit status 2) on `line`, whose message
