@@ -42,7 +42,7 @@ which no --time goes) and upper bound. A footnote under the table says the same.
 #[command(after_help = AFTER_HELP)]
 pub struct FitArgs {
     /// Timings files or folders (every *.csv inside); `-` reads standard input.
-    /// Parquet files (*.parquet) are read when calib is built with `--features polars`.
+    /// CSV only: a Parquet table is refused with a command that converts it.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 

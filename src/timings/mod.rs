@@ -10,8 +10,6 @@
 //! time of the stop; it is not a unit completion. Every row carries its own
 //! identifying fields, so files can be concatenated or merged in any order.
 
-#[cfg(feature = "polars")]
-pub mod parquet;
 mod reader;
 mod writer;
 

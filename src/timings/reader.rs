@@ -28,6 +28,11 @@
 //! Each run with gaps is reported as a warning naming the run and the missing
 //! units. A run with a single row is a run-length measurement, not a gap.
 //!
+//! **CSV only.** A Parquet table (by its `.parquet` name, or by the `PAR1` its
+//! bytes begin with) is refused with a command that converts it; a folder
+//! holding Parquet tables but no `*.csv` is refused the same way rather than
+//! read as empty.
+//!
 //! `gpus` holds what `calib probe` writes (`none`, `unknown ...`, or counts by
 //! model such as `2x NVIDIA A100; 1x NVIDIA T4`) or a plain count.
 //!
@@ -178,8 +183,8 @@ pub struct Timings {
 }
 
 /// Expands the command-line inputs: files as given, folders to their `*.csv`
-/// files (and `*.parquet` with the `polars` feature), sorted, and `-` for
-/// standard input.
+/// files, sorted, and `-` for standard input. A folder with no `*.csv` file but
+/// Parquet files is refused with the conversion hint rather than read as empty.
 pub(super) fn expand_inputs(
     inputs: &[PathBuf],
     warnings: &mut Vec<IngestWarning>,
@@ -194,17 +199,18 @@ pub(super) fn expand_inputs(
         let meta = std::fs::metadata(input)
             .map_err(|e| Error::input(Origin::file(input), None, format!("cannot read it: {e}")))?;
         if meta.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(input)
+            let (mut found, parquet): (Vec<PathBuf>, Vec<PathBuf>) = std::fs::read_dir(input)
                 .map_err(|e| Error::io(format!("cannot list {}", input.display()), e))?
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.extension()
-                        .is_some_and(|ext| ext.eq_ignore_ascii_case("csv"))
-                        || (cfg!(feature = "polars") && is_parquet(p))
-                })
-                .collect();
+                .filter(|p| has_extension(p, "csv") || has_extension(p, "parquet"))
+                .partition(|p| has_extension(p, "csv"));
             found.sort();
             if found.is_empty() {
+                // A folder of Parquet tables would otherwise read as empty and
+                // end in "no runs", hiding the one step the user needs.
+                if let Some(first) = parquet.iter().min() {
+                    return Err(parquet_refused(Origin::file(first)));
+                }
                 warnings.push(IngestWarning::EmptyFolder {
                     path: input.clone(),
                 });
@@ -270,31 +276,62 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
     })
 }
 
-/// True when `path` names a Parquet file (by its extension).
-fn is_parquet(path: &Path) -> bool {
+/// True when `path`'s extension is `ext`, in any case.
+fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+        .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// Every Parquet file begins (and ends) with these four bytes.
+const PARQUET_MAGIC: &[u8] = b"PAR1";
+
+/// The refusal of a Parquet table, with a command that converts it. calib reads
+/// CSV only: Parquet support cost a 67 MB binary and minutes of build for what
+/// one command of a tool Parquet users already have does (see the README).
+fn parquet_refused(origin: Origin) -> Error {
+    // The command names the user's file when it can be pasted as it is: a name
+    // that needs no quoting inside the quotes below, and a CSV name that differs.
+    let plain = |name: &str| {
+        name.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._+-,=@".contains(c))
+    };
+    let names = match &origin {
+        Origin::File(path) => {
+            let input = path.display().to_string();
+            let output = path.with_extension("csv").display().to_string();
+            (plain(&input) && plain(&output) && input != output).then_some((input, output))
+        }
+        _ => None,
+    };
+    let (input, output) =
+        names.unwrap_or_else(|| ("IN.parquet".to_string(), "OUT.csv".to_string()));
+    Error::input(
+        origin,
+        None,
+        format!(
+            "a Parquet table; calib reads CSV only. Convert it with one command, e.g. \
+             `python3 -c \"import polars as pl; pl.read_parquet('{input}').write_csv('{output}')\"` \
+             or `duckdb -c \"COPY (SELECT * FROM read_parquet('{input}')) TO '{output}' (HEADER)\"`, \
+             then give calib the CSV file"
+        ),
+    )
 }
 
 fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
-    if path.as_os_str() == "-" {
-        Ok((Origin::Stdin, read_stdin_bounded()?))
-    } else if is_parquet(path) {
-        #[cfg(feature = "polars")]
-        {
-            Ok((Origin::file(path), super::parquet::parquet_as_csv(path)?))
-        }
-        #[cfg(not(feature = "polars"))]
-        {
-            Err(Error::input(
-                Origin::file(path),
-                None,
-                "Parquet input needs calib built with `--features polars`; or convert the table to CSV",
-            ))
-        }
+    let (origin, bytes) = if path.as_os_str() == "-" {
+        (Origin::Stdin, read_stdin_bounded()?)
+    } else if has_extension(path, "parquet") {
+        // By name, before reading anything.
+        return Err(parquet_refused(Origin::file(path)));
     } else {
-        Ok((Origin::file(path), read_file_bounded(path, "it")?))
+        (Origin::file(path), read_file_bounded(path, "it")?)
+    };
+    // By content: a Parquet table under another name (or piped in) would
+    // otherwise fail as a CSV with NUL bytes.
+    if bytes.starts_with(PARQUET_MAGIC) {
+        return Err(parquet_refused(origin));
     }
+    Ok((origin, bytes))
 }
 
 struct Columns {
