@@ -172,3 +172,30 @@ fn transient_slow_units_do_not_become_a_trend() {
     let slowest = 2.0 + 200.0 * (1.0 + 18.0 / 19.0);
     assert!(projection.upper_s < 2.5 * slowest, "{projection:?}");
 }
+
+/// A probe whose cost steps up after its early part follows no cost form
+/// fitted on the early units: fit says so. A steady rise is fitted, not flagged.
+#[test]
+fn a_step_in_the_later_units_is_named_a_change_of_regime_and_a_rise_is_not() {
+    let csv = |cost: &dyn Fn(u64) -> f64| {
+        let mut text = String::from("run,stratum,unit,elapsed_s\n");
+        for run in 0..3u64 {
+            let mut t = 2.0;
+            for unit in 1..=20u64 {
+                t += cost(unit) * (1.0 + 0.02 * ((run + unit) % 3) as f64);
+                text.push_str(&format!("r{run},cell=a,{unit},{t:.6}\n"));
+            }
+        }
+        text
+    };
+    let regime = |report: &FitReport| {
+        report
+            .warnings
+            .iter()
+            .any(|w| matches!(w, calib::fit::FitWarning::RegimeChange { .. }))
+    };
+    let step = fit_csv(&csv(&|u| if u >= 15 { 2.0 } else { 1.0 }));
+    assert!(regime(&step), "{:?}", step.warnings);
+    let rise = fit_csv(&csv(&|u| 1.0 + 0.1 * u as f64));
+    assert!(!regime(&rise), "{:?}", rise.warnings);
+}

@@ -743,7 +743,16 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
             stratum: stratum(),
             lengths: f.choice.lengths.clone(),
         }),
-        Selection::Holdout => {}
+        Selection::Holdout => {
+            if let Some(best) = f.choice.scores.first().filter(|b| regime_changed(b)) {
+                w.push(FitWarning::RegimeChange {
+                    stratum: stratum(),
+                    cut: select::holdout_cut(f.horizon),
+                    horizon: f.horizon,
+                    off_pct: (best.bias.exp() - 1.0) * 100.0,
+                });
+            }
+        }
     }
     let constant_ruled_out = !f.choice.plausible.contains(&Form::Constant);
     if f.choice.chosen != Form::Constant
@@ -781,6 +790,20 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
         }
     }
     w
+}
+
+/// Fewest log units by which the best form may miss the probe's later units
+/// before the miss counts as a change of regime (10%).
+pub const REGIME_CHANGE_LOG_ERROR: f64 = 0.0953;
+
+/// Whether even the best form, fitted on the early units, missed the later
+/// ones by more than [`REGIME_CHANGE_LOG_ERROR`] and by more than twice its
+/// standard error: the later units follow no form calib fits (a cache
+/// outgrown, a phase of the program, a change on the node), so the runs'
+/// current rates carry the change forward, but nothing tells whether it goes
+/// on, stops or repeats.
+fn regime_changed(best: &FormScore) -> bool {
+    best.score.is_finite() && best.score > REGIME_CHANGE_LOG_ERROR && best.score > 2.0 * best.se
 }
 
 /// Ratio (≤ 1) of the within-run residual variance to the pooled one for a fit

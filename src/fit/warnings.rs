@@ -76,6 +76,13 @@ pub enum FitWarning {
         worst_ratio: f64,
         worst_unit: u64,
     },
+    /// The probe's later units follow no form fitted on its earlier ones.
+    RegimeChange {
+        stratum: String,
+        cut: u64,
+        horizon: u64,
+        off_pct: f64,
+    },
     /// Per-unit cost multiplies along the probe: the geometric form is in the model.
     GeometricGrowth {
         stratum: String,
@@ -98,6 +105,7 @@ impl FitWarning {
             | FitWarning::SpreadUnmeasured { stratum, .. }
             | FitWarning::GeometricGrowth { stratum, .. }
             | FitWarning::TransientUnits { stratum, .. }
+            | FitWarning::RegimeChange { stratum, .. }
             | FitWarning::Unsupported { stratum, .. } => stratum,
             FitWarning::StrataDiffer { slow, .. } => slow,
         }
@@ -174,6 +182,11 @@ impl fmt::Display for FitWarning {
                 f,
                 "{stratum}: {units} unit(s) in {runs_with} of {runs} run(s) took over {factor}x their neighbours (up to {worst_ratio:.0}x, unit {worst_unit}): transient slowdowns (a noisy neighbour, I/O, garbage collection); calib counts their time as a cost that recurs along the run, not as a trend; if they came from the probe's node rather than the program, probe again on another node",
                 factor = super::transients::TRANSIENT_FACTOR
+            ),
+            FitWarning::RegimeChange { stratum, cut, horizon, off_pct } => write!(
+                f,
+                "{stratum}: units {}-{horizon} of the probe took {off_pct:+.0}% against every cost form fitted on units 1-{cut}: a change of regime (a cache or memory outgrown, a new phase of the program, a change on the node); calib carries each run's current rate forward, but cannot tell whether the change goes on, stops or repeats: probe longer to see, and check the budget against one full run",
+                cut + 1
             ),
             FitWarning::GeometricGrowth { stratum, factor_per_unit, probe_units } => write!(
                 f,
