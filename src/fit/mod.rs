@@ -428,79 +428,33 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         None => measured,
     };
     let data = intervals(runs);
-    let horizon = data.horizon;
-    let growth_factor = growth_factor_per_unit(&data.points);
-    let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
-    let full = candidate_fits(&data.obs, horizon, geometric_shown);
-    if full.is_empty() {
-        return Err(Error::input(
-            Origin::Argument("PATH".into()),
-            None,
-            format!(
-                "stratum {display}: no cost model with a positive per-unit cost could be fitted to its rows; expected timings whose last units take measurable time"
-            ),
-        ));
-    }
-    // 4. Selection.
-    let choice = select::choose(&data.obs, &data.views, &full);
-    let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
-    let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
-    for &f in &choice.plausible {
-        if f != choice.chosen {
-            plausible.push(CurveFit::from(fit_of(f)));
-        }
-    }
-    let min_unit_cost_s = (data.mean_rate_s * 1e-6).max(1e-12);
-    // 5. Spread: levels against the chosen curve.
-    let chosen_curve = Curve::from(&plausible[0]);
-    // The fits' residual variance includes the level differences between runs,
-    // which the spread term counts already: use the within-run variance instead.
-    for fit in plausible.iter_mut() {
-        if let Some(ratio) = within_run_ratio(fit, runs, horizon, min_unit_cost_s) {
-            for row in fit.cov.iter_mut() {
-                for v in row.iter_mut() {
-                    *v *= ratio;
-                }
-            }
-            // The within-run variance spent one degree of freedom per run level
-            // beyond the first; the t quantile must not count them.
-            fit.df = (fit.df - (runs.len() - 1) as f64).max(1.0);
-        }
-    }
-    // The runs' levels and current rates against the chosen curve; the
+    // 2-4. Forms, their fits and the selection.
+    let forms = fit_forms(display, &data, runs)?;
+    // 5. The runs' levels and current rates against the chosen curve; the
     // campaign's pooling, when there is one, replaces this spread afterwards.
-    let chosen_eval = Evaluator::new(&chosen_curve, horizon, min_unit_cost_s);
+    let chosen_curve = Curve::from(&forms.plausible[0]);
+    let chosen_eval = Evaluator::new(&chosen_curve, data.horizon, forms.min_unit_cost_s);
     let measures: Vec<RunDivergence> = runs
         .iter()
         .map(|r| divergence::measure(&r.run, &r.points, &|n| chosen_eval.total(n)))
         .collect();
     let spread = divergence::spread(&measures, None, &options.divergence_prior());
-    let weights = form_weights(&choice, &plausible);
-    // 6. What a projection needs: the model schema.
-    let weighted = |k: usize| Curve {
-        weight: weights[k],
-        ..Curve::from(&plausible[k])
-    };
-    let projection = ProjectionParams {
-        chosen: weighted(0),
-        alternatives: (1..plausible.len()).map(weighted).collect(),
-        probe_units: horizon,
-        min_unit_cost_s,
-        spread,
-        extrapolation_kappa: options.extrapolation_kappa,
-    };
+    // 6. Weights, and what a projection needs.
+    let projection = projection_params(&forms, spread, data.horizon, options);
     let projector = Projector::new(&projection);
     let first_cost_s = projector.unit_cost(1.0);
-    let last_cost_s = projector.unit_cost(horizon as f64);
+    let last_cost_s = projector.unit_cost(data.horizon as f64);
     let trend_pct = (last_cost_s / first_cost_s - 1.0) * 100.0;
     let fp = fingerprint(runs);
-    let unsupported = startup_dominated(runs)
-        .or_else(|| geometric_undecided(&choice, growth_factor.filter(|_| geometric_shown)));
+    let unsupported = startup_dominated(runs).or_else(|| {
+        let shown = forms.growth_factor.filter(|_| forms.geometric_shown);
+        geometric_undecided(&forms.choice, shown)
+    });
     let mut w = stratum_warnings(&StratumFacts {
         display,
         runs: runs.len(),
-        horizon,
-        choice: &choice,
+        horizon: data.horizon,
+        choice: &forms.choice,
         fingerprint: &fp,
         first_cost_s,
         last_cost_s,
@@ -508,32 +462,15 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         points: &data.points,
         options,
     });
-    if let Some((_, found)) = &evened {
-        w.push(FitWarning::TransientUnits {
-            stratum: display.to_string(),
-            units: found.units,
-            runs_with: found.runs_with,
-            runs: runs.len(),
-            worst_ratio: found.worst.0,
-            worst_unit: found.worst.1,
-        });
-    }
-    if unsupported.is_none() && plausible.iter().any(|c| c.form == Form::Geometric) {
-        w.push(FitWarning::GeometricGrowth {
-            stratum: display.to_string(),
-            factor_per_unit: growth_factor.unwrap_or(f64::NAN),
-            probe_units: horizon,
-        });
-    }
-    if let Some(why) = unsupported {
-        w.push(FitWarning::Unsupported {
-            stratum: display.to_string(),
-            why,
-            probe_units: horizon,
-            // Without --units, the advice is for a run 10 times the probe.
-            units: options.units.unwrap_or(horizon.saturating_mul(10)),
-        });
-    }
+    w.extend(method_warnings(
+        display,
+        &forms,
+        evened.as_ref().map(|(_, found)| found),
+        unsupported,
+        data.horizon,
+        options,
+    ));
+    // 7. The model schema, checked as every model file is.
     let model = StratumModel {
         stratum: name.to_string(),
         runs: runs.len(),
@@ -541,10 +478,9 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         projection,
         fingerprint: fp,
         warnings: w.iter().map(|x| x.to_string()).collect(),
-        selection: Some(schema::selection_record(&choice)),
+        selection: Some(schema::selection_record(&forms.choice)),
         unsupported,
     };
-    // What is written must load: the same rules as `calib budget --model`.
     model.check().map_err(|defect| {
         Error::input(
             Origin::Argument("PATH".into()),
@@ -572,6 +508,128 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         warnings: w,
         divergence: measures,
     })
+}
+
+/// What steps 2-4 found: the plausible forms (the chosen one first), how they
+/// were chosen, and the probe's growth per unit.
+struct FormsFit {
+    choice: select::Choice,
+    /// The plausible forms' fits, the chosen one first, their covariance on
+    /// the within-run scale.
+    plausible: Vec<CurveFit>,
+    min_unit_cost_s: f64,
+    growth_factor: Option<f64>,
+    geometric_shown: bool,
+}
+
+/// Steps 2-4: every candidate form fitted, the selection by extrapolation,
+/// and the plausible forms' covariances rescaled to the within-run residual
+/// variance (the level differences between runs count in the spread, once).
+fn fit_forms(display: &str, data: &Intervals, runs: &[&RunTimings]) -> Result<FormsFit> {
+    let horizon = data.horizon;
+    let growth_factor = growth_factor_per_unit(&data.points);
+    let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
+    let full = candidate_fits(&data.obs, horizon, geometric_shown);
+    if full.is_empty() {
+        return Err(Error::input(
+            Origin::Argument("PATH".into()),
+            None,
+            format!(
+                "stratum {display}: no cost model with a positive per-unit cost could be fitted to its rows; expected timings whose last units take measurable time"
+            ),
+        ));
+    }
+    let choice = select::choose(&data.obs, &data.views, &full);
+    let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
+    let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
+    for &f in &choice.plausible {
+        if f != choice.chosen {
+            plausible.push(CurveFit::from(fit_of(f)));
+        }
+    }
+    let min_unit_cost_s = (data.mean_rate_s * 1e-6).max(1e-12);
+    for fit in plausible.iter_mut() {
+        if let Some(ratio) = within_run_ratio(fit, runs, horizon, min_unit_cost_s) {
+            for row in fit.cov.iter_mut() {
+                for v in row.iter_mut() {
+                    *v *= ratio;
+                }
+            }
+            // The within-run variance spent one degree of freedom per run level
+            // beyond the first; the t quantile must not count them.
+            fit.df = (fit.df - (runs.len() - 1) as f64).max(1.0);
+        }
+    }
+    Ok(FormsFit {
+        choice,
+        plausible,
+        min_unit_cost_s,
+        growth_factor,
+        geometric_shown,
+    })
+}
+
+/// Step 6: the plausible forms weighted for the model average, with the
+/// spread and the probe's length: what a projection needs.
+fn projection_params(
+    forms: &FormsFit,
+    spread: crate::projection::RunSpread,
+    horizon: u64,
+    options: &FitOptions,
+) -> ProjectionParams {
+    let weights = form_weights(&forms.choice, &forms.plausible);
+    let weighted = |k: usize| Curve {
+        weight: weights[k],
+        ..Curve::from(&forms.plausible[k])
+    };
+    ProjectionParams {
+        chosen: weighted(0),
+        alternatives: (1..forms.plausible.len()).map(weighted).collect(),
+        probe_units: horizon,
+        min_unit_cost_s: forms.min_unit_cost_s,
+        spread,
+        extrapolation_kappa: options.extrapolation_kappa,
+    }
+}
+
+/// The warnings about what the method did with this probe: transients
+/// evened out, geometric growth projected, no bound supported.
+fn method_warnings(
+    display: &str,
+    forms: &FormsFit,
+    transients: Option<&transients::TransientReport>,
+    unsupported: Option<Unsupported>,
+    horizon: u64,
+    options: &FitOptions,
+) -> Vec<FitWarning> {
+    let mut w = Vec::new();
+    if let Some(found) = transients {
+        w.push(FitWarning::TransientUnits {
+            stratum: display.to_string(),
+            units: found.units,
+            runs_with: found.runs_with,
+            runs: found.runs,
+            worst_ratio: found.worst.0,
+            worst_unit: found.worst.1,
+        });
+    }
+    if unsupported.is_none() && forms.plausible.iter().any(|c| c.form == Form::Geometric) {
+        w.push(FitWarning::GeometricGrowth {
+            stratum: display.to_string(),
+            factor_per_unit: forms.growth_factor.unwrap_or(f64::NAN),
+            probe_units: horizon,
+        });
+    }
+    if let Some(why) = unsupported {
+        w.push(FitWarning::Unsupported {
+            stratum: display.to_string(),
+            why,
+            probe_units: horizon,
+            // Without --units, the advice is for a run 10 times the probe.
+            units: options.units.unwrap_or(horizon.saturating_mul(10)),
+        });
+    }
+    w
 }
 
 /// Below this share of a probe's time spent in its units (after the first),

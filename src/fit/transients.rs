@@ -41,6 +41,8 @@ pub struct TransientReport {
     pub units: usize,
     /// Runs with at least one.
     pub runs_with: usize,
+    /// Runs judged.
+    pub runs: usize,
     /// The largest ratio of a transient unit to its neighbours' median, and
     /// that unit's number.
     pub worst: (f64, u64),
@@ -52,6 +54,7 @@ pub fn even_out(runs: &[&RunTimings]) -> Option<(Vec<RunTimings>, TransientRepor
     let mut report = TransientReport {
         units: 0,
         runs_with: 0,
+        runs: runs.len(),
         worst: (0.0, 0),
     };
     let evened: Vec<RunTimings> = runs
