@@ -20,22 +20,25 @@ use crate::error::{Error, Origin, Result};
 
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
+/// A colour of the palette (red, green, blue).
+pub type Rgb = RGBColor;
+
 /// Okabe–Ito black: the central projection (predicted).
-pub(crate) const PREDICTED: RGBColor = RGBColor(0, 0, 0);
+pub const PREDICTED: RGBColor = RGBColor(0, 0, 0);
 /// Okabe–Ito vermillion: the measured cost (the slowest run's projection).
-pub(crate) const MEASURED: RGBColor = RGBColor(213, 94, 0);
+pub const MEASURED: RGBColor = RGBColor(213, 94, 0);
 /// A neutral grey: the band and its edge, the upper bound.
-pub(crate) const UPPER: RGBColor = RGBColor(100, 100, 100);
+pub const UPPER: RGBColor = RGBColor(100, 100, 100);
 /// Okabe–Ito blue: the partition caps.
-pub(crate) const CAP: RGBColor = RGBColor(0, 114, 178);
+pub const CAP: RGBColor = RGBColor(0, 114, 178);
 /// Okabe–Ito bluish green: the chosen `--time`.
-pub(crate) const TIME: RGBColor = RGBColor(0, 158, 115);
+pub const TIME: RGBColor = RGBColor(0, 158, 115);
 /// Okabe–Ito reddish purple: strata given no usable time.
-pub(crate) const REFUSED: RGBColor = RGBColor(204, 121, 167);
+pub const REFUSED: RGBColor = RGBColor(204, 121, 167);
 
 /// Colours of the runs, in turn: Okabe–Ito orange, sky blue, bluish green,
 /// reddish purple, blue. None is a role colour of the fit's figure.
-pub(crate) const RUNS: [RGBColor; 5] = [
+pub const RUNS: [RGBColor; 5] = [
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
     RGBColor(0, 158, 115),
