@@ -172,12 +172,15 @@ fn fit_plot_draws_each_run_and_the_band_up_to_the_tables_bound() {
     let runs: usize = report.model.strata.iter().map(|s| s.runs).sum();
     assert_eq!(runs_drawn, runs);
     for s in &report.model.strata {
-        for k in 0..s.runs {
-            assert!(figure.count("polyline", "stroke", &hex(&RUNS[k])) > 0);
+        for colour in RUNS.iter().take(s.runs) {
+            assert!(figure.count("polyline", "stroke", &hex(colour)) > 0);
         }
     }
     // One band per stratum.
-    assert_eq!(figure.count("polygon", "opacity", "0.2"), report.strata.len());
+    assert_eq!(
+        figure.count("polygon", "opacity", "0.2"),
+        report.strata.len()
+    );
     for s in &report.strata {
         let captions = figure.texts_containing(&s.stratum);
         assert_eq!(captions.len(), 1, "{captions:?}");
@@ -278,8 +281,11 @@ fn the_runs_are_drawn_as_recorded() {
                a,d=x,1,12.5\na,d=x,2,20\na,d=x,5,41\n\
                b,d=x,1,11\nb,d=x,3,30.5\nb,d=x,4,38\n";
     let report = fit_csv(csv);
-    let rebuilt: Vec<Vec<(u64, f64)>> =
-        report.strata[0].points.iter().map(|p| cumulative(p)).collect();
+    let rebuilt: Vec<Vec<(u64, f64)>> = report.strata[0]
+        .points
+        .iter()
+        .map(|p| cumulative(p))
+        .collect();
     let expected = [
         vec![(1, 12.5), (2, 20.0), (5, 41.0)],
         vec![(1, 11.0), (3, 30.5), (4, 38.0)],
@@ -306,7 +312,13 @@ fn campaign(dir: &Path) -> (String, String) {
         for (r, level) in [0.99, 1.0, 1.01].iter().enumerate() {
             let mut t = 0.0;
             for unit in 1..=30u64 {
-                t += 60.0 * level * if (unit + r as u64) % 2 == 0 { 1.005 } else { 0.995 };
+                t += 60.0
+                    * level
+                    * if (unit + r as u64).is_multiple_of(2) {
+                        1.005
+                    } else {
+                        0.995
+                    };
                 csv.push_str(&format!("s{s}r{r},{stratum},{unit},{t:.6}\n"));
             }
         }
@@ -337,7 +349,14 @@ fn budget_plot_draws_each_stratum_against_the_named_caps() {
     let (timings, grid) = campaign(dir.path());
     let svg = dir.path().join("budget.svg");
     let out = calib()
-        .args(["budget", &timings, "--grid", &grid, "--partitions", PARTITIONS])
+        .args([
+            "budget",
+            &timings,
+            "--grid",
+            &grid,
+            "--partitions",
+            PARTITIONS,
+        ])
         .args(["--format", "json", "--plot"])
         .arg(&svg)
         .output()
@@ -349,13 +368,20 @@ fn budget_plot_draws_each_stratum_against_the_named_caps() {
 
     for s in strata {
         let name = s["stratum"].as_str().unwrap();
-        assert_eq!(figure.texts.iter().filter(|t| *t == name).count(), 1, "{name}");
+        assert_eq!(
+            figure.texts.iter().filter(|t| *t == name).count(),
+            1,
+            "{name}"
+        );
         let status = s["status"].as_str().unwrap();
         if status == "over_cap" || status == "unsupported" {
             assert_eq!(figure.texts_containing(status).len(), 1, "{status}");
         }
     }
-    let statuses: Vec<&str> = strata.iter().map(|s| s["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> = strata
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
     assert!(statuses.contains(&"over_cap") && statuses.contains(&"unsupported"));
     for partition in ["short", "medium", "long", "quick"] {
         let labels: Vec<&str> = figure
@@ -392,7 +418,14 @@ fn budget_plot_draws_each_stratum_against_the_named_caps() {
 
     let png = dir.path().join("budget.png");
     let out = calib()
-        .args(["budget", &timings, "--grid", &grid, "--partitions", PARTITIONS])
+        .args([
+            "budget",
+            &timings,
+            "--grid",
+            &grid,
+            "--partitions",
+            PARTITIONS,
+        ])
         .arg("--plot")
         .arg(&png)
         .output()
@@ -417,7 +450,12 @@ fn budget_plot_names_a_partition_without_a_limit() {
         .unwrap();
     assert!(matches!(out.status.code(), Some(0 | 3)), "{}", stderr(&out));
     let figure = Svg::read(&svg);
-    assert_eq!(figure.texts_containing("open").len(), 1, "{:?}", figure.texts);
+    assert_eq!(
+        figure.texts_containing("open").len(),
+        1,
+        "{:?}",
+        figure.texts
+    );
 }
 
 /// Like `calib fit --plot`, a file already there is replaced whole
@@ -430,7 +468,14 @@ fn budget_plot_replaces_a_file_and_refuses_a_bad_name_first() {
     let svg = dir.path().join("budget.svg");
     std::fs::write(&svg, "not a figure").unwrap();
     let out = calib()
-        .args(["budget", &timings, "--grid", &grid, "--partitions", PARTITIONS])
+        .args([
+            "budget",
+            &timings,
+            "--grid",
+            &grid,
+            "--partitions",
+            PARTITIONS,
+        ])
         .arg("--plot")
         .arg(&svg)
         .output()
@@ -440,7 +485,14 @@ fn budget_plot_replaces_a_file_and_refuses_a_bad_name_first() {
 
     let jobs = dir.path().join("jobs");
     let out = calib()
-        .args(["budget", &timings, "--grid", &grid, "--partitions", PARTITIONS])
+        .args([
+            "budget",
+            &timings,
+            "--grid",
+            &grid,
+            "--partitions",
+            PARTITIONS,
+        ])
         .args(["--format", "sbatch", "--script-dir"])
         .arg(&jobs)
         .args(["--plot", "budget.jpg"])
@@ -449,6 +501,9 @@ fn budget_plot_replaces_a_file_and_refuses_a_bad_name_first() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("budget.jpg"), "{}", stderr(&out));
-    assert!(!jobs.exists(), "job scripts were written although --plot was bad");
+    assert!(
+        !jobs.exists(),
+        "job scripts were written although --plot was bad"
+    );
     assert!(!dir.path().join("budget.jpg").exists());
 }

@@ -317,7 +317,7 @@ impl BudgetFigure<'_> {
                     [(x_lo, at), (x_hi, at)],
                     8,
                     5,
-                    plot::CAP.stroke_width(1),
+                    cap_style(),
                 ))
                 .map_err(text_err)?;
             // Named right of the plot, where no stratum is drawn: in pixels of
@@ -340,7 +340,7 @@ impl BudgetFigure<'_> {
                 chart
                     .draw_series(std::iter::once(PathElement::new(
                         vec![(x(), y(floor)), (x(), y(upper))],
-                        plot::UPPER.mix(0.35).stroke_width(8),
+                        range_style(),
                     )))
                     .map_err(text_err)?;
             }
@@ -412,72 +412,44 @@ impl BudgetFigure<'_> {
         &self,
         area: &DrawingArea<DB, Shift>,
     ) -> std::result::Result<(), String> {
-        let confidence = self.budget.confidence * 100.0;
+        // One row per mark, its glyph drawn as in the chart.
+        let at = |row: i32| (22, 40 + 24 * row);
+        area.draw(&measured_mark(at(0))).map_err(text_err)?;
+        area.draw(&predicted_mark(at(1))).map_err(text_err)?;
+        area.draw(&upper_mark(at(2))).map_err(text_err)?;
+        let (x, y) = at(3);
+        area.draw(&PathElement::new(
+            vec![(x, y - 9), (x, y + 9)],
+            range_style(),
+        ))
+        .map_err(text_err)?;
+        area.draw(&(EmptyElement::at(at(4)) + time_bar()))
+            .map_err(text_err)?;
+        let (x, y) = at(5);
+        for dash in [x - 14, x + 2] {
+            area.draw(&PathElement::new(
+                vec![(dash, y), (dash + 10, y)],
+                cap_style(),
+            ))
+            .map_err(text_err)?;
+        }
+        let mut texts = vec![
+            "measured cost (slowest run)".to_string(),
+            "predicted".to_string(),
+            format!("upper bound at {:.0}%", self.budget.confidence * 100.0),
+            "from measured cost to upper bound".to_string(),
+            "--time chosen".to_string(),
+            "partition cap (named)".to_string(),
+        ];
+        if !self.unlimited.is_empty() {
+            texts.push(format!("no limit: {}", self.unlimited.join(", ")));
+        }
         let font =
             TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-        let mut row = 0;
-        let mut entry = |glyph: &dyn Fn(
-            &DrawingArea<DB, Shift>,
-            (i32, i32),
-        ) -> std::result::Result<(), String>,
-                         text: String|
-         -> std::result::Result<(), String> {
-            let y = 40 + row * 24;
-            row += 1;
-            glyph(area, (22, y))?;
+        for (row, text) in texts.into_iter().enumerate() {
+            let (_, y) = at(row as i32);
             area.draw(&Text::new(text, (44, y), font.clone()))
-                .map_err(text_err)
-        };
-        entry(
-            &|a, at| a.draw(&measured_mark(at)).map_err(text_err),
-            "measured cost (slowest run)".into(),
-        )?;
-        entry(
-            &|a, at| a.draw(&predicted_mark(at)).map_err(text_err),
-            "predicted".into(),
-        )?;
-        entry(
-            &|a, at| a.draw(&upper_mark(at)).map_err(text_err),
-            format!("upper bound at {confidence:.0}%"),
-        )?;
-        entry(
-            &|a, (x, y)| {
-                a.draw(&PathElement::new(
-                    vec![(x, y - 9), (x, y + 9)],
-                    plot::UPPER.mix(0.35).stroke_width(8),
-                ))
-                .map_err(text_err)
-            },
-            "from measured cost to upper bound".into(),
-        )?;
-        entry(
-            &|a, at| {
-                a.draw(&(EmptyElement::at(at) + time_bar()))
-                    .map_err(text_err)
-            },
-            "--time chosen".into(),
-        )?;
-        entry(
-            &|a, (x, y)| {
-                a.draw(&PathElement::new(
-                    vec![(x - 14, y), (x - 4, y)],
-                    plot::CAP.stroke_width(1),
-                ))
-                .and_then(|_| {
-                    a.draw(&PathElement::new(
-                        vec![(x + 2, y), (x + 12, y)],
-                        plot::CAP.stroke_width(1),
-                    ))
-                })
-                .map_err(text_err)
-            },
-            "partition cap (named)".into(),
-        )?;
-        if !self.unlimited.is_empty() {
-            entry(
-                &|_, _| Ok(()),
-                format!("no limit: {}", self.unlimited.join(", ")),
-            )?;
+                .map_err(text_err)?;
         }
         Ok(())
     }
@@ -490,6 +462,16 @@ fn cap_label(cap: &CapLine) -> String {
         cap.partitions.join(", "),
         format_minutes((cap.limit_s / 60.0).floor() as u64)
     )
+}
+
+/// The range from the measured cost to the upper bound: a wide grey bar.
+fn range_style() -> ShapeStyle {
+    plot::UPPER.mix(0.35).stroke_width(8)
+}
+
+/// A cap's line (dashed in the chart).
+fn cap_style() -> ShapeStyle {
+    plot::CAP.stroke_width(1)
 }
 
 /// The measured cost: a vermillion dot.

@@ -270,7 +270,11 @@ fn draw_cumulative<DB: DrawingBackend>(
         .map_err(text_err)?;
     chart
         .configure_mesh()
-        .x_desc("units done")
+        .x_desc(if end.units > horizon {
+            "units done (dashed: the longest probe; beyond it, extrapolated)"
+        } else {
+            "units done"
+        })
         .y_desc(format!("time since the run started ({})", unit.symbol))
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|v| plot::tick(*v))
@@ -326,13 +330,6 @@ fn draw_cumulative<DB: DrawingBackend>(
                 4,
                 plot::UPPER.mix(0.6).stroke_width(1),
             ))
-            .map_err(text_err)?;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!(" longest probe ({horizon})"),
-                (horizon as f64, y(top_s) * 0.04),
-                ("sans-serif", 12).into_font().color(&plot::UPPER),
-            )))
             .map_err(text_err)?;
     }
 
