@@ -167,7 +167,7 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 
 /// A tick label: as few decimals as tell the ticks apart (`2`, `2.5`, `0.25`).
 pub(crate) fn tick(value: f64) -> String {
-    let text = format!("{value:.3}");
+    let text = format!("{value:.6}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -188,6 +188,9 @@ pub(crate) fn run_swatches<'a, DB: DrawingBackend + 'a>(
     };
     EmptyElement::at(at) + dot(0) + dot(1) + dot(2) + dot(3) + dot(4)
 }
+
+// `run_swatches` composes one dot per run colour.
+const _: () = assert!(RUNS.len() == 5);
 
 /// A legend glyph for a dashed line of `colour`: two dashes.
 pub(crate) fn dashed_glyph<'a, DB: DrawingBackend + 'a>(
@@ -226,6 +229,8 @@ mod tests {
         assert_eq!(tick(2.0), "2");
         assert_eq!(tick(2.5), "2.5");
         assert_eq!(tick(0.25), "0.25");
+        // A log axis in hours reaches seconds.
+        assert_eq!(tick(0.0002), "0.0002");
     }
 
     #[test]

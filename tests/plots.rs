@@ -387,13 +387,13 @@ fn budget_plot_draws_each_stratum_against_the_named_caps() {
         let labels: Vec<&str> = figure
             .texts
             .iter()
-            .filter(|t| t.split([' ', ',']).any(|w| w == partition))
+            .filter(|t| t.split([' ', ',', ':']).any(|w| w == partition))
             .map(String::as_str)
             .collect();
         assert_eq!(labels.len(), 1, "{partition}: {labels:?}");
     }
     // short and quick share the 3 h line.
-    assert!(figure.texts.iter().any(|t| t.starts_with("short, quick ")));
+    assert!(figure.texts.iter().any(|t| t.starts_with("short, quick:")));
     let caps_named = figure
         .elements
         .iter()

@@ -233,9 +233,13 @@ impl Figure for BudgetFigure<'_> {
                 k => format!("{k} strata"),
             }
         };
-        let units = match budget.units {
-            Some(n) => format!(", {n} units a run"),
-            None => String::new(),
+        // The run length, when every stratum has the same (a grid may size
+        // each its own).
+        let units = match budget.strata.first().map(|s| s.units) {
+            Some(n) if budget.strata.iter().all(|s| s.units == n) => {
+                format!(", {n} units per run")
+            }
+            _ => String::new(),
         };
         let title = format!(
             "calib budget: {shown}{units}, upper bound at {:.0}%",
@@ -458,7 +462,7 @@ impl BudgetFigure<'_> {
 /// A cap line's name: its partitions and the cap as `--time` reads.
 fn cap_label(cap: &CapLine) -> String {
     format!(
-        "{} {}",
+        "{}: {}",
         cap.partitions.join(", "),
         format_minutes((cap.limit_s / 60.0).floor() as u64)
     )
