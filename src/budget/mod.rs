@@ -9,6 +9,7 @@
 
 pub mod export;
 pub mod grid;
+pub mod plot;
 pub mod rule;
 pub(crate) mod summary;
 pub mod transfer;

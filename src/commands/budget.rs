@@ -38,6 +38,7 @@ Examples:
   calib budget calib-timings/ --units 100 --partitions @partitions.txt --format sbatch --script train.sh
   calib budget -m calib-model.json -n 100 -p @partitions.txt -f sbatch --script train.sh --script-dir jobs/
   sinfo -h -o '%P %l' | calib budget --model calib-model.json --grid grid.csv --partitions -
+  calib budget --model calib-model.json --units 100 --partitions @partitions.txt --plot budget.svg
 
 The output: the table gives per stratum the projection (predicted, measured cost, upper \
 bound), the --time, its partition and the status, then the notes and the campaign's \
@@ -150,6 +151,14 @@ pub struct BudgetArgs {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto)]
     pub name_partition: NamePartition,
 
+    /// Draw the campaign into a PNG or SVG file (chosen by the extension): per
+    /// stratum the measured cost, the predicted time, the upper bound and the
+    /// chosen --time, against the partition caps as horizontal lines named by
+    /// their partitions; over_cap and unsupported strata are marked as such. A
+    /// file there is replaced. Example: `--plot budget.svg`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+
     /// What one unit is called, for the record in the sbatch comments.
     #[arg(long, value_name = "WORD", default_value = "unit", value_parser = text_argument)]
     pub unit_name: String,
@@ -218,6 +227,10 @@ fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path)
 }
 
 pub fn run(args: &BudgetArgs) -> Result<i32> {
+    if let Some(path) = &args.plot {
+        // Before any work or any write: a bad --plot must not leave job scripts behind.
+        crate::plot::check_path(path, "--plot")?;
+    }
     let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
     let partitions = parse_partitions(&text, &origin)?;
     let selector = match (&args.partition_family, &args.partition_regex) {
@@ -280,6 +293,9 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
                 context.script
             ));
         }
+    }
+    if let Some(path) = &args.plot {
+        budget::plot::draw(&plan, path)?;
     }
     let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
     match args.format {

@@ -58,9 +58,12 @@ pub struct FitArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub units: Option<u64>,
 
-    /// Draw per-unit cost against unit index per stratum (points per run, the chosen
-    /// curve and its band, extended to --units) into a PNG or SVG file, chosen by
-    /// the extension. Example: `--plot cost.svg`.
+    /// Draw each stratum into a PNG or SVG file (chosen by the extension), two
+    /// panels: the time of a run against its units, each probe run as measured
+    /// with the projection of a new run up to --units (predicted, the band up to
+    /// the upper bound at --confidence, the measured cost); and the per-unit cost
+    /// of each run with the fitted curve. A file there is replaced. Example:
+    /// `--units 100 --plot fit.svg`.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
 
@@ -112,7 +115,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     };
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave a model behind.
-        fit::plot::check_path(path)?;
+        crate::plot::check_path(path, "--plot")?;
     }
     let timings = read_timings(&args.paths, &ingest)?;
     for w in &timings.warnings {

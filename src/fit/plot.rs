@@ -1,216 +1,515 @@
-//! `--plot`: per stratum, per-unit cost against unit index.
+//! `calib fit --plot`: per stratum, the time being budgeted and what it is
+//! made of, in two panels side by side.
 //!
-//! Points are the measured per-unit costs of each run (an interval's duration
-//! divided by its units, drawn at its last unit; the first interval includes
-//! startup). The line is the chosen form's c(i) at the stratum's mean level (for
-//! run-length rows, where each point is a whole run's average, the line is the
-//! projected average P(N)/N instead); the
-//! band is that line scaled by `upper(N) / predicted(N)` and its inverse, i.e.
-//! where a run of N units would lie per unit at the bound. The x axis extends to
-//! `--units` when given. PNG or SVG by the file's extension; the font is the
-//! embedded DejaVu Sans (no fontconfig), registered before drawing.
+//! - Left, **cumulative time against units**: each probe run as measured (its
+//!   elapsed time at each recorded unit, the first interval including
+//!   startup), and the projection of a new run of n units for every n up to
+//!   `--units` (or the longest probe when no `--units` is given): predicted,
+//!   the band from it up to the upper bound at the fit's confidence, and the
+//!   measured cost (the slowest run projected). Every figure comes from
+//!   [`Projector::project`], the code behind `calib budget` and the table's
+//!   columns, so the right end of the band is the table's `upper` at N. A
+//!   projected time is positive and non-decreasing in n, so the band is too.
+//! - Right, **per-unit cost against unit index**: each interval's duration
+//!   divided by its units, drawn at its last unit, and the chosen form's c(i)
+//!   at the runs' mean level (for run-length rows, where each point is a whole
+//!   run's average, the projected average predicted(n)/n instead). No band:
+//!   the bound is on a run's total, which the left panel shows.
+//!
+//! Colours, font and the atomic write are [`crate::plot`]'s.
 
 use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::FitReport;
-use crate::atomic::{write_file_with, IfExists};
-use crate::error::{Error, Origin, Result};
+use super::{FitReport, StratumReport};
+use crate::error::Result;
+use crate::model::StratumModel;
+use crate::output::human_duration;
+use crate::plot::{self, Figure, TimeUnit};
 use crate::projection::Projector;
 
-static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
-
-/// Panels drawn at most (the first strata in order).
+/// Strata drawn at most (the first in order).
 pub const MAX_PANELS: usize = 36;
-/// Points drawn at most per panel (evenly thinned beyond).
+/// Measured points drawn at most per panel (evenly thinned beyond, each
+/// run's last point kept).
 const MAX_POINTS: usize = 4000;
+/// Run lengths at which the projection is sampled (besides the probe's end
+/// and the last).
+const SAMPLES: u64 = 160;
+/// One stratum's two panels, pixels.
+const CELL: (u32, u32) = (1280, 460);
 
-fn register() -> Result<()> {
-    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
-        .map_err(|_| Error::Failed("the embedded font could not be loaded".into()))
+/// The projection of a new run of `units` units (seconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProjectionPoint {
+    pub units: u64,
+    pub predicted_s: f64,
+    /// The measured cost: the slowest observed run, projected.
+    pub floor_s: f64,
+    pub upper_s: f64,
 }
 
-/// The plot's format from its file name: `png` or `svg`, else bad input.
-pub fn check_path(path: &Path) -> Result<&'static str> {
-    match path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .as_deref()
-    {
-        Some("png") => Ok("png"),
-        Some("svg") => Ok("svg"),
-        _ => Err(Error::input(
-            Origin::Argument("--plot".into()),
-            None,
-            format!(
-                "`{}`: expected a file name ending in .png or .svg",
-                path.display()
-            ),
-        )),
+/// The projection of a new run of the stratum for run lengths from 1 to
+/// `last`, at about [`SAMPLES`] evenly spaced lengths that always include the
+/// longest probe (when within `last`) and `last` itself: the band of the
+/// cumulative panel. Each point is [`Projector::project`] at its length, the
+/// projection `calib budget` sizes `--time` from.
+pub fn projection_curve(model: &StratumModel, last: u64, confidence: f64) -> Vec<ProjectionPoint> {
+    let last = last.max(1);
+    let projector = Projector::new(&model.projection);
+    let steps = SAMPLES.min(last);
+    let mut lengths: Vec<u64> = (0..=steps)
+        .map(|k| 1 + (last - 1) * k / steps.max(1))
+        .chain(std::iter::once(model.projection.probe_units).filter(|&h| h <= last))
+        .collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    lengths
+        .into_iter()
+        .map(|units| {
+            let b = projector.project(units, confidence);
+            ProjectionPoint {
+                units,
+                predicted_s: b.predicted_s,
+                floor_s: b.floor_s,
+                upper_s: b.upper_s,
+            }
+        })
+        .collect()
+}
+
+/// A run's elapsed time at each of its measured units, from its per-unit
+/// points (each interval's per-unit cost times its units, summed): the rows
+/// as recorded.
+pub fn cumulative(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
+    let mut done = (0u64, 0.0f64);
+    points
+        .iter()
+        .map(|&(unit, cost)| {
+            done = (unit, done.1 + cost * unit.saturating_sub(done.0) as f64);
+            done
+        })
+        .collect()
+}
+
+/// Draws the figure into `path` (`.png` or `.svg`), replacing a file there
+/// atomically ([`crate::plot::write`]).
+pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
+    plot::check_path(path, "--plot")?;
+    let strata = &report.model.strata[..report.model.strata.len().min(MAX_PANELS)];
+    let last = |model: &StratumModel| {
+        let horizon = model.projection.probe_units.max(1);
+        report.options.units.unwrap_or(horizon).max(horizon)
+    };
+    // Each point of a curve is a whole projection with its envelope: the
+    // strata's curves are computed on all cores, as their fits were.
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, strata.len().max(1));
+    let curves: Vec<Vec<ProjectionPoint>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = strata
+            .chunks(strata.len().div_ceil(threads).max(1))
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|m| projection_curve(m, last(m), report.options.confidence))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a projecting thread panicked"))
+            .collect()
+    });
+    plot::write(&FitFigure { report, curves }, path, "--plot")
+}
+
+struct FitFigure<'a> {
+    report: &'a FitReport,
+    /// Per stratum drawn, [`projection_curve`] up to the last length shown.
+    curves: Vec<Vec<ProjectionPoint>>,
+}
+
+impl FitFigure<'_> {
+    fn panels(&self) -> usize {
+        self.report.strata.len().clamp(1, MAX_PANELS)
+    }
+
+    /// Columns of cells: each cell is two panels wide, so fewer than a square.
+    fn columns(&self) -> usize {
+        ((self.panels() as f64 / 2.0).sqrt().round() as usize).max(1)
     }
 }
 
-/// Draws the plot into `path` (`.png` or `.svg`), atomically
-/// ([`crate::atomic`]): an existing file is never left half-drawn.
-pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
-    let ext = check_path(path)?;
-    register()?;
-    let panels = report.strata.len().clamp(1, MAX_PANELS);
-    let cols = (panels as f64).sqrt().ceil() as u32;
-    let rows = (panels as u32).div_ceil(cols);
-    let size = (720 * cols, 440 * rows);
-    let fail = |e: String| Error::Failed(format!("cannot draw {}: {e}", path.display()));
-    // The encoders open the file by its path; the temporary path keeps the
-    // extension, by which the PNG encoder chooses its format.
-    write_file_with(path, IfExists::Replace, |_, tmp| {
-        if ext == "png" {
-            let root = BitMapBackend::new(tmp, size).into_drawing_area();
-            draw_on(report, &root, rows as usize, cols as usize).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))
-        } else {
-            let root = SVGBackend::new(tmp, size).into_drawing_area();
-            draw_on(report, &root, rows as usize, cols as usize).map_err(fail)?;
-            root.present().map_err(|e| fail(e.to_string()))
+impl Figure for FitFigure<'_> {
+    fn size(&self) -> (u32, u32) {
+        let cols = self.columns();
+        let rows = self.panels().div_ceil(cols);
+        (CELL.0 * cols as u32, CELL.1 * rows as u32)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<(), String> {
+        let cols = self.columns();
+        let rows = self.panels().div_ceil(cols);
+        let cells = root.split_evenly((rows, cols));
+        let report = self.report;
+        for (k, cell) in cells.iter().enumerate().take(self.panels()) {
+            let (Some(model), Some(measured), Some(curve)) = (
+                report.model.strata.get(k),
+                report.strata.get(k),
+                self.curves.get(k),
+            ) else {
+                break;
+            };
+            draw_stratum(report, model, measured, curve, cell)?;
         }
-    })
+        Ok(())
+    }
 }
 
-fn draw_on<DB: DrawingBackend>(
-    report: &FitReport,
-    root: &DrawingArea<DB, Shift>,
-    rows: usize,
-    cols: usize,
-) -> std::result::Result<(), String> {
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let areas = root.split_evenly((rows, cols));
-    let conf = report.options.confidence;
-    for (k, area) in areas
-        .iter()
-        .enumerate()
-        .take(report.strata.len().min(MAX_PANELS))
-    {
-        let model = &report.model.strata[k];
-        let sr = &report.strata[k];
-        let horizon = model.projection.probe_units;
-        let proj = Projector::new(&model.projection);
-        let x_max = report.options.units.unwrap_or(horizon).max(horizon).max(2);
-        // Sample the curve at up to 300 unit indices.
-        let step = (x_max / 300).max(1);
-        let xs: Vec<u64> = (1..=x_max).step_by(step as usize).chain([x_max]).collect();
-        let level = model.mean_level();
-        let run_length = sr.points.iter().all(|r| r.len() <= 1);
-        let mut running = 0.0f64;
-        let mut line = Vec::with_capacity(xs.len());
-        let mut band_hi = Vec::with_capacity(xs.len());
-        let mut band_lo = Vec::with_capacity(xs.len());
-        for &x in &xs {
-            let bounds = proj.project_fast(x, conf);
-            let (pred, upper) = (bounds.predicted_s, bounds.upper_s);
-            let ratio = (upper / pred).max(1.0);
-            running = running.max(ratio);
-            // Run-length rows measure a run's average per-unit cost, so their
-            // curve is the average P(N)/N; unit rows show the marginal c(N).
-            let c = if run_length {
-                pred / x as f64
-            } else {
-                proj.unit_cost(x as f64) * level
-            };
-            line.push((x as f64, c));
-            band_hi.push((x as f64, c * ratio));
-            band_lo.push((x as f64, c / ratio));
-        }
-        let thin = |v: &Vec<(u64, f64)>| -> Vec<(f64, f64)> {
-            let total: usize = sr.points.iter().map(Vec::len).sum();
-            let every = total.div_ceil(MAX_POINTS).max(1);
-            v.iter()
-                .step_by(every)
-                .map(|&(u, c)| (u as f64, c))
+fn text_err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Every run's points thinned to [`MAX_POINTS`] in all, each run's last kept.
+fn thinned(runs: &[Vec<(u64, f64)>]) -> Vec<Vec<(u64, f64)>> {
+    let total: usize = runs.iter().map(Vec::len).sum();
+    let every = total.div_ceil(MAX_POINTS).max(1);
+    runs.iter()
+        .map(|run| {
+            run.iter()
+                .enumerate()
+                .filter(|(i, _)| i % every == 0 || i + 1 == run.len())
+                .map(|(_, &p)| p)
                 .collect()
-        };
-        let runs: Vec<Vec<(f64, f64)>> = sr.points.iter().map(thin).collect();
-        let all_y = runs
+        })
+        .collect()
+}
+
+fn draw_stratum<DB: DrawingBackend>(
+    report: &FitReport,
+    model: &StratumModel,
+    measured: &StratumReport,
+    curve: &[ProjectionPoint],
+    cell: &DrawingArea<DB, Shift>,
+) -> std::result::Result<(), String> {
+    let confidence = report.options.confidence;
+    let horizon = model.projection.probe_units.max(1);
+    let last = curve.last().map_or(horizon, |p| p.units);
+    let runs = measured.points.len();
+    let caption = format!(
+        "{}: {} (runner-up {}), {} run(s) probed up to {} units{}",
+        measured.stratum,
+        model.form(),
+        model.runner_up().map(|f| f.name()).unwrap_or("-"),
+        model.runs,
+        horizon,
+        match report.options.units {
+            Some(n) => format!(", projected to {n}"),
+            None => String::new(),
+        }
+    );
+    let body = cell
+        .titled(&caption, ("sans-serif", 18))
+        .map_err(text_err)?;
+    let width = body.dim_in_pixel().0;
+    let (left, right) = body.split_horizontally(width * 54 / 100);
+    let runs_label = if runs > plot::RUNS.len() {
+        format!(
+            "measured runs, each one colour ({} colours in turn)",
+            plot::RUNS.len()
+        )
+    } else {
+        "measured runs, each one colour".to_string()
+    };
+    draw_cumulative(&left, measured, curve, horizon, confidence, &runs_label)?;
+    draw_per_unit(&right, model, measured, curve, last, &runs_label)
+}
+
+/// The left panel: cumulative time against units.
+fn draw_cumulative<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    measured: &StratumReport,
+    curve: &[ProjectionPoint],
+    horizon: u64,
+    confidence: f64,
+    runs_label: &str,
+) -> std::result::Result<(), String> {
+    let Some(end) = curve.last().copied() else {
+        return Ok(());
+    };
+    let runs: Vec<Vec<(u64, f64)>> = thinned(
+        &measured
+            .points
             .iter()
+            .map(|p| cumulative(p))
+            .collect::<Vec<_>>(),
+    );
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+    let top_s = curve
+        .iter()
+        .map(|p| finite(p.upper_s).max(finite(p.floor_s)))
+        .chain(runs.iter().flatten().map(|p| finite(p.1)))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let unit = TimeUnit::for_largest(top_s);
+    let y = |s: f64| unit.of(s);
+    let x_max = end.units as f64 * 1.02;
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_max, 0.0..y(top_s) * 1.06)
+        .map_err(text_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(if end.units > horizon {
+            "units done (dashed: the longest probe; beyond it, extrapolated)"
+        } else {
+            "units done"
+        })
+        .y_desc(format!("time since the run started ({})", unit.symbol))
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|v| plot::tick(*v))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(text_err)?;
+
+    // The runs' entry first in the legend; they are drawn last, on top.
+    let run_count = runs.len();
+    chart
+        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+        .map_err(text_err)?
+        .label(runs_label)
+        .legend(move |(x, y)| plot::run_swatches((x, y), run_count));
+
+    // The band, from the predicted time up to the upper bound.
+    let band: Vec<(f64, f64)> = curve
+        .iter()
+        .map(|p| (p.units as f64, y(p.upper_s)))
+        .chain(
+            curve
+                .iter()
+                .rev()
+                .map(|p| (p.units as f64, y(p.predicted_s))),
+        )
+        .collect();
+    let band_style = plot::UPPER.mix(0.2);
+    chart
+        .draw_series(std::iter::once(Polygon::new(band, band_style.filled())))
+        .map_err(text_err)?
+        .label(format!(
+            "up to the upper bound at {:.0}%: {} at {}",
+            confidence * 100.0,
+            human_duration(end.upper_s),
+            end.units
+        ))
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], band_style.filled()));
+    chart
+        .draw_series(LineSeries::new(
+            curve.iter().map(|p| (p.units as f64, y(p.upper_s))),
+            plot::UPPER.stroke_width(1),
+        ))
+        .map_err(text_err)?;
+
+    // The probe's end: what lies right of it is extrapolated.
+    if end.units > horizon {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(horizon as f64, 0.0), (horizon as f64, y(top_s) * 1.06)],
+                4,
+                4,
+                plot::UPPER.mix(0.6).stroke_width(1),
+            ))
+            .map_err(text_err)?;
+    }
+
+    chart
+        .draw_series(LineSeries::new(
+            curve.iter().map(|p| (p.units as f64, y(p.predicted_s))),
+            plot::PREDICTED.stroke_width(2),
+        ))
+        .map_err(text_err)?
+        .label(format!(
+            "predicted: {} at {}",
+            human_duration(end.predicted_s),
+            end.units
+        ))
+        .legend(|(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], plot::PREDICTED.stroke_width(2))
+        });
+    chart
+        .draw_series(DashedLineSeries::new(
+            curve.iter().map(|p| (p.units as f64, y(p.floor_s))),
+            6,
+            4,
+            plot::MEASURED.stroke_width(2),
+        ))
+        .map_err(text_err)?
+        .label(format!(
+            "measured cost (slowest run projected): {} at {}",
+            human_duration(end.floor_s),
+            end.units
+        ))
+        .legend(|(x, y)| plot::dashed_glyph((x, y), plot::MEASURED));
+    for (k, run) in runs.iter().enumerate() {
+        let colour = plot::run_colour(k);
+        let line: Vec<(f64, f64)> = run.iter().map(|&(u, t)| (u as f64, y(t))).collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), colour.stroke_width(2)))
+            .map_err(text_err)?;
+        // A marker per row while rows are few enough to tell apart; one row
+        // per run (run lengths) is nothing but markers.
+        let radius = if run.len() <= 1 { 4 } else { 2 };
+        if run.len() <= 120 {
+            chart
+                .draw_series(
+                    line.into_iter()
+                        .map(|p| Circle::new(p, radius, colour.filled())),
+                )
+                .map_err(text_err)?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .legend_area_size(plot::SWATCHES_WIDTH)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(text_err)
+}
+
+/// The right panel: per-unit cost against unit index.
+fn draw_per_unit<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    model: &StratumModel,
+    measured: &StratumReport,
+    curve: &[ProjectionPoint],
+    last: u64,
+    runs_label: &str,
+) -> std::result::Result<(), String> {
+    let run_length = measured.points.iter().all(|r| r.len() <= 1);
+    // Run-length rows measure a run's average per-unit cost, so their curve is
+    // the projected average predicted(n)/n; unit rows show the marginal c(i).
+    let line: Vec<(f64, f64)> = if run_length {
+        curve
+            .iter()
+            .map(|p| (p.units as f64, p.predicted_s / p.units as f64))
+            .collect()
+    } else {
+        curve
+            .iter()
+            .map(|p| (p.units as f64, model.unit_cost_s(p.units)))
+            .collect()
+    };
+    let runs = thinned(&measured.points);
+    let values = || {
+        runs.iter()
             .flatten()
             .map(|p| p.1)
-            .chain(band_hi.iter().map(|p| p.1))
-            .chain(band_lo.iter().map(|p| p.1));
-        let (mut y_lo, mut y_hi) = (f64::MAX, 0.0f64);
-        for y in all_y {
-            if y.is_finite() {
-                y_lo = y_lo.min(y);
-                y_hi = y_hi.max(y);
-            }
-        }
-        // Keep a slow first unit from squashing the rest: cap at 3x the band.
-        let band_top = band_hi.iter().map(|p| p.1).fold(0.0, f64::max);
-        y_hi = y_hi.min(3.0 * band_top).max(band_top);
-        let pad = (y_hi - y_lo).max(y_hi * 0.05) * 0.08;
-        let y_range = (y_lo - pad).max(0.0)..(y_hi + pad);
-        let caption = format!(
-            "{}: {} (runner-up {}), {} run(s)",
-            sr.stratum,
-            model.form(),
-            model.runner_up().map(|f| f.name()).unwrap_or("-"),
-            model.runs
-        );
-        let mut chart = ChartBuilder::on(area)
-            .caption(caption, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..(x_max as f64 * 1.02), y_range)
-            .map_err(|e| e.to_string())?;
+            .chain(line.iter().map(|p| p.1))
+            .filter(|v| v.is_finite())
+    };
+    let lowest = values().fold(f64::INFINITY, f64::min);
+    let highest = values().fold(0.0, f64::max);
+    // Keep a slow first unit from squashing the rest: at most 3x the curve.
+    let line_top = line.iter().map(|p| p.1).fold(0.0, f64::max);
+    let highest = highest.min(3.0 * line_top).max(line_top).max(1e-9);
+    let lowest = if lowest.is_finite() { lowest } else { 0.0 };
+    let unit = TimeUnit::for_largest(highest);
+    let y = |s: f64| unit.of(s);
+    let pad = (highest - lowest).max(highest * 0.05);
+    // Room above the points for the legend.
+    let y_range = y((lowest - 0.1 * pad).max(0.0))..y(highest + 0.45 * pad);
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..last as f64 * 1.02, y_range)
+        .map_err(text_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("unit index")
+        .y_desc(if run_length {
+            format!("average per-unit cost of a run ({})", unit.symbol)
+        } else {
+            format!("per-unit cost ({})", unit.symbol)
+        })
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|v| plot::tick(*v))
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(text_err)?;
+    for (k, run) in runs.iter().enumerate() {
+        let colour = plot::run_colour(k);
+        let radius = if run.len() <= 1 { 4 } else { 2 };
         chart
-            .configure_mesh()
-            .x_desc("unit index")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_desc(if run_length {
-                "average per-unit cost of a run (s)"
-            } else {
-                "per-unit cost (s)"
-            })
-            .label_style(("sans-serif", 13))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        let band: Vec<(f64, f64)> = band_hi
-            .iter()
-            .cloned()
-            .chain(band_lo.iter().rev().cloned())
-            .collect();
-        chart
-            .draw_series(std::iter::once(Polygon::new(band, BLUE.mix(0.15))))
-            .map_err(|e| e.to_string())?
-            .label(format!("band at {:.0}% (per unit)", conf * 100.0))
-            .legend(|(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 15, y + 5)], BLUE.mix(0.15).filled())
-            });
-        for (r, pts) in runs.iter().enumerate() {
-            let color = Palette99::pick(r).mix(0.8);
-            let s = chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 2, color.filled())))
-                .map_err(|e| e.to_string())?;
-            if r == 0 {
-                s.label("measured, one colour per run")
-                    .legend(move |(x, y)| Circle::new((x + 7, y), 3, color.filled()));
-            }
-        }
-        chart
-            .draw_series(LineSeries::new(line, BLUE.stroke_width(2)))
-            .map_err(|e| e.to_string())?
-            .label(format!("{} fit", model.form()))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], BLUE.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|e| e.to_string())?;
-        let _ = running;
+            .draw_series(
+                run.iter()
+                    .map(|&(u, c)| Circle::new((u as f64, y(c)), radius, colour.filled())),
+            )
+            .map_err(text_err)?;
     }
-    Ok(())
+    let run_count = runs.len();
+    chart
+        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+        .map_err(text_err)?
+        .label(runs_label)
+        .legend(move |(x, y)| plot::run_swatches((x, y), run_count));
+    chart
+        .draw_series(LineSeries::new(
+            line.into_iter().map(|(x, c)| (x, y(c))),
+            plot::PREDICTED.stroke_width(2),
+        ))
+        .map_err(text_err)?
+        .label(if run_length {
+            format!("{} fit: predicted / units", model.form())
+        } else {
+            format!("{} fit at the runs' mean level", model.form())
+        })
+        .legend(|(x, y)| {
+            PathElement::new(vec![(x, y), (x + 18, y)], plot::PREDICTED.stroke_width(2))
+        });
+    chart
+        .configure_series_labels()
+        .legend_area_size(plot::SWATCHES_WIDTH)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(text_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cumulative_sums_each_interval_at_its_own_length() {
+        // Rows at units 1, 2 and 5: 10 s, then 4 s, then 3 units of 2 s.
+        let points = [(1, 10.0), (2, 4.0), (5, 2.0)];
+        assert_eq!(cumulative(&points), [(1, 10.0), (2, 14.0), (5, 20.0)]);
+    }
+
+    #[test]
+    fn thinning_keeps_each_runs_last_point() {
+        let run: Vec<(u64, f64)> = (1..=5_000).map(|u| (u, 1.0)).collect();
+        let thin = thinned(&[run.clone(), run]);
+        assert!(thin.iter().map(Vec::len).sum::<usize>() <= MAX_POINTS + 2);
+        assert!(thin.iter().all(|r| r.last() == Some(&(5_000, 1.0))));
+    }
 }
