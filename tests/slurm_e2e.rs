@@ -73,9 +73,11 @@ fn probe_array_fit_budget_submit_and_audit() {
     let script = std::fs::read_to_string(fixture("probe-array.sh")).unwrap();
 
     // Stage 1: probe both strata as one array; identifiers derive from the index.
+    // One task at a time (%1), as probes should run: tasks sharing the lab's
+    // two CPUs would measure each other.
     let id = submit(
         &script,
-        &["--array=0-3", "--time=5", "--job-name=e2e-probe", &env],
+        &["--array=0-3%1", "--time=5", "--job-name=e2e-probe", &env],
         work,
     );
     let sacct = wait_done(&id, Duration::from_secs(240));
