@@ -131,7 +131,8 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
         campaign_by: args.campaign_by.clone(),
     };
     let report = backtest::backtest(&timings, &options)?;
-    let export = |out: &mut dyn std::io::Write| backtest::export::exporter(args.format).export(&report, out);
+    let export =
+        |out: &mut dyn std::io::Write| backtest::export::exporter(args.format).export(&report, out);
     match args.format {
         Format::Table => output::write_table(export)?,
         Format::Json | Format::Csv => output::write_result(export)?,

@@ -56,8 +56,8 @@ Examples:
   # a shell pipeline is a command like any other:
   calib probe -s n=1e6 --timeout 10m -- sh -c './gen | ./reduce'
 
-  # try it anywhere: a loop that prints `epoch N`, stopped after 3 units:
-  calib probe -s demo=1 --units 3 -- sh -c 'for i in 1 2 3 4 5; do echo \"epoch $i\"; sleep 1; done'
+  # try it anywhere (3 seconds, so --allow-login is fine): a loop printing `epoch N`:
+  calib probe -s demo=1 --units 3 --allow-login -- sh -c 'for i in 1 2 3 4 5; do echo \"epoch $i\"; sleep 1; done'
 
 The output: in --out, one timings file per probe task (the input of calib fit): a row \
 per finished unit (run, stratum, unit, elapsed_s since the run's start, unit_s, and the \
