@@ -38,6 +38,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the real command briefly and record every unit as it finishes.
+    #[command(long_about = commands::probe::LONG_ABOUT)]
     Probe(Box<commands::probe::ProbeArgs>),
     /// Fit per-stratum cost models to timings files.
     #[command(long_about = commands::fit::LONG_ABOUT)]
@@ -46,8 +47,10 @@ pub enum Command {
     #[command(long_about = commands::budget::LONG_ABOUT)]
     Budget(Box<commands::budget::BudgetArgs>),
     /// Read sacct afterwards: what each task really used of its budget.
+    #[command(long_about = commands::audit::LONG_ABOUT)]
     Audit(Box<commands::audit::AuditArgs>),
     /// Hold out whole runs and check how the budget from shorter probes covers them.
+    #[command(long_about = commands::backtest::LONG_ABOUT)]
     Backtest(Box<commands::backtest::BacktestArgs>),
     /// Print the completion script for a shell (bash, zsh, fish, ...).
     Completions(commands::completions::CompletionsArgs),

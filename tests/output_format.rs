@@ -1,6 +1,7 @@
-//! One format across commands: `calib fit` and `calib budget` print their
-//! tables alike (a rule under the header, numbers aligned right), name their
-//! columns so that a newcomer can read them, lay out `--help` alike, and
+//! One format across commands: `calib fit`, `budget`, `audit` and `backtest`
+//! print their tables alike (a rule under the header, numbers aligned right),
+//! name their columns so that a newcomer can read them, lay out `--help`
+//! alike (probe, fit, budget, audit, backtest), and
 //! colour a few words only where colour is wanted: on request
 //! (`CLICOLOR_FORCE`, standing in for a terminal), never under `NO_COLOR`,
 //! never in output for programs, and never so that the text differs once the
@@ -48,10 +49,35 @@ fn budget(env: &[(&str, &str)], extra: &[&str]) -> Output {
     .unwrap()
 }
 
-/// The table at the top of `text`: its lines up to the first blank line or
-/// note (budget's notes are indented, fit's footnote follows a blank line).
+/// `calib audit` of a bundled sacct sample (a real cluster's, 8 tasks of
+/// which 4 timed out, one group).
+fn audit() -> Output {
+    calib()
+        .args([
+            "audit",
+            &at_repo_file("tests/data/sacct/sacct-ulhpc-iris.txt"),
+        ])
+        .output()
+        .unwrap()
+}
+
+/// `calib backtest` of the bundled full-length runs of xz, probes of 10 units.
+fn backtest() -> Output {
+    calib()
+        .arg("backtest")
+        .arg(repo_file("data/traces/xz/full"))
+        .args(["--probe-units", "10"])
+        .output()
+        .unwrap()
+}
+
+/// The table in `text`: from its header (the first line that starts with
+/// `stratum`; backtest names its probe design above it) up to the first
+/// blank line or note (budget's and audit's notes are indented, fit's
+/// footnote follows a blank line).
 fn table_lines(text: &str) -> Vec<&str> {
     text.lines()
+        .skip_while(|l| !l.starts_with("stratum"))
         .take_while(|l| !l.is_empty() && !l.starts_with(' '))
         .collect()
 }
@@ -110,6 +136,19 @@ fn fit_and_budget_tables_share_one_format() {
 }
 
 #[test]
+fn audit_and_backtest_tables_share_the_format_of_fit_and_budget() {
+    let audited = audit();
+    assert_eq!(audited.status.code(), Some(0), "{}", stderr(&audited));
+    assert_one_format(
+        &stdout(&audited),
+        &["tasks", "time limit", "median", "max", "used", "headroom"],
+    );
+    let backtested = backtest();
+    assert_eq!(backtested.status.code(), Some(0), "{}", stderr(&backtested));
+    assert_one_format(&stdout(&backtested), &["held out", "worst", "largest"]);
+}
+
+#[test]
 fn fit_says_in_words_what_its_shortfall_column_is() {
     let text = stdout(&fit(&[]));
     let header = table_lines(&text)[0];
@@ -128,14 +167,16 @@ fn fit_says_in_words_what_its_shortfall_column_is() {
     }
 }
 
-/// The lines before `Usage:` and whether the first option's help starts on a
-/// line of its own.
-fn help_layout(command: &str) -> (usize, bool) {
+/// The layout of `calib <command> --help`: how many lines come before
+/// `Usage:`, whether the first option's help starts on a line of its own,
+/// and the order of its sections (the lines that are one word and a `:`).
+fn help_layout(command: &str) -> (usize, bool, Vec<String>) {
     let out = calib()
         .args([command, "--help"])
         .env("COLUMNS", "100")
         .output()
         .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     let before_usage = text
         .lines()
@@ -145,23 +186,44 @@ fn help_layout(command: &str) -> (usize, bool) {
     let mut options = text.lines().skip_while(|l| *l != "Options:").skip(1);
     let first = options.next().unwrap_or_default().trim_end();
     let help_on_next_line = first.ends_with('>') || !first.contains("  ");
-    let sections: Vec<&str> = text
+    let sections = text
         .lines()
-        .filter(|l| l.ends_with(':') && !l.starts_with(' '))
+        .filter(|l| l.ends_with(':') && !l.contains(' '))
+        .map(String::from)
         .collect();
-    assert!(sections.contains(&"Examples:"), "{command}: {text}");
-    (before_usage, help_on_next_line)
+    // What the output holds, in a paragraph after the examples.
+    let after_examples = text
+        .split("\nExamples:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{command}: no examples:\n{text}"));
+    assert!(
+        after_examples.contains("\nThe output: "),
+        "{command}: nothing says what the output holds:\n{text}"
+    );
+    (before_usage, help_on_next_line, sections)
 }
 
 #[test]
-fn fit_and_budget_help_are_laid_out_alike() {
+fn every_pipeline_command_lays_out_its_help_alike() {
     let fit = help_layout("fit");
-    let budget = help_layout("budget");
-    // A description of a few lines before the usage, and each option's help
-    // under its flag, in both.
+    // A description of a few lines before the usage, each option's help
+    // under its flag, and the sections in fit's order, in every command.
     assert!(fit.0 >= 3, "fit --help has no description: {fit:?}");
-    assert_eq!(fit.1, budget.1, "fit {fit:?}, budget {budget:?}");
-    assert!(budget.0 >= 3, "{budget:?}");
+    assert!(fit.1, "fit --help: option help beside the flag: {fit:?}");
+    assert_eq!(
+        fit.2.iter().position(|s| s == "Examples:"),
+        Some(fit.2.len() - 1),
+        "{fit:?}"
+    );
+    for command in ["probe", "budget", "audit", "backtest"] {
+        let layout = help_layout(command);
+        assert!(
+            layout.0 >= 3,
+            "{command} --help has no description: {layout:?}"
+        );
+        assert_eq!(layout.1, fit.1, "{command} {layout:?}, fit {fit:?}");
+        assert_eq!(layout.2, fit.2, "{command} {layout:?}, fit {fit:?}");
+    }
 }
 
 /// Every escape sequence `ESC [ ... m` (SGR) taken out.

@@ -18,27 +18,39 @@ use crate::timings::{read_timings, write_timings_file, IngestOptions};
 // Named here too for the tests' fake sacct, which prints these columns.
 pub use crate::audit::SACCT_FORMAT;
 
-const AFTER_HELP: &str = "\
-What and why: read sacct after a campaign: per stratum and per array, how many tasks completed, \
-failed or hit their time limit, and the share of its budget that the slowest task \
-used. That share, not the margin you meant to give, is your real headroom: a \
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Read sacct afterwards: what each task really used of its budget
+
+After a campaign, calib reads sacct: per stratum and per array, how many tasks \
+completed, failed or hit their time limit, and the share of its budget that the slowest \
+task used. That share, not the margin you meant to give, is your real headroom: a \
 campaign sized at \"10x the projection\" whose slowest task used 68% of its budget \
 had 1.47x.
 
 Strata are recognised from the job comment `calib stratum=<labels>` and the job name \
 `calib-<slug>` that `calib budget` puts in its sbatch lines, or from the job name by \
---by-name, or else each job name is a group. Step rows (.batch, .extern, .0) are \
-left out: the job row carries the outcome.
+--by-name, or else each job name is a group. Step rows (.batch, .extern, .0) are left \
+out: the job row carries the outcome.";
 
-Advice: a TIMEOUT or more than 90% used means the budget was too short or too thin; \
-less than 40% used means you could ask for less and start sooner.
-
+const AFTER_HELP: &str = "\
 Examples:
   calib audit -j 4242                        (on the cluster: runs sacct itself)
   sacct -P -X -j 4242 --format=JobID,JobName,State,Elapsed,Timelimit | calib audit -
   calib audit @sacct.txt --timings calib-timings/ --units 100
   calib audit -j 4242 --units 100 --write-timings runs.csv
-      (then calib fit calib-timings/ runs.csv learns from the campaign)";
+      (then calib fit calib-timings/ runs.csv learns from the campaign)
+  calib audit @tests/data/sacct/sacct-ulhpc-iris.txt   (a sample in the repository)
+
+The output: the table gives per stratum (and the way it was recognised) the tasks and \
+their states, the time limits, the elapsed time of the COMPLETED tasks (min, median, \
+max), the slowest task, the share of its limit it used and the headroom (limit / \
+elapsed). Under it, per stratum: each TIMEOUT (with --timings, the unit it reached; \
+with --units, what a whole run projects to), the arrays, and advice: a TIMEOUT or more \
+than 90% used means the budget was too short or too thin; less than 40% used means you \
+could ask for less and start sooner. Then the count of job rows read. --format json \
+holds the same, each task included.";
 
 /// Arguments of `calib audit`.
 #[derive(Debug, clap::Args)]

@@ -12,21 +12,33 @@ use crate::fit::FitOptions;
 use crate::output;
 use crate::timings::{read_timings, IngestOptions};
 
-const AFTER_HELP: &str = "\
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Hold out whole runs and check how the budget from shorter probes covers them
+
 It answers \"how short may my probe be?\" on your own data: record a few runs to their \
 full length (plus, if you like, probes stopped by --units), then try probe designs.
-
-Examples:
-  calib backtest timings/ --probe-units 10 --seeds 3
-  calib backtest timings/ --probe-fraction 0.1 --seeds 2 --long-run 0.3
-  calib backtest timings/ --probe-units recorded --format csv > trials.csv
 
 A run is full-length when it ended by itself with status 0 (its `end` row is exit:0); \
 without end rows, when it reached the stratum's largest unit count. Each full run is \
 held out in turn; the probe runs come from the other runs of its stratum, cut to the \
 design's length. The budget is the upper bound at --confidence, scored in seconds \
-before rounding to Slurm's minutes. Headroom = budget / the held-out run's time; \
-below 1.00x the run would have been killed.";
+before rounding to Slurm's minutes.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  calib backtest timings/ --probe-units 10 --seeds 3
+  calib backtest timings/ --probe-fraction 0.1 --seeds 2 --long-run 0.3
+  calib backtest timings/ --probe-units recorded --format csv > trials.csv
+  calib backtest data/traces/xz/full --probe-units 10   (full runs in the repository)
+
+The output: the probe design, then the table gives per stratum the held-out runs, how \
+many the budget covered, and the headroom (budget / the held-out run's time; below \
+1.00x the run would have been killed): median, worst and largest; then, for the \
+baselines (mean rate x N, the same x1.5, the last quarter's rate x N), how many they \
+covered and their median headroom. Under it, the campaign's coverage beside the stated \
+confidence. --format csv gives one row per held-out run.";
 
 /// Arguments of `calib backtest`.
 #[derive(Debug, clap::Args)]
@@ -119,6 +131,11 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
         campaign_by: args.campaign_by.clone(),
     };
     let report = backtest::backtest(&timings, &options)?;
-    output::write_result(|out| backtest::export::exporter(args.format).export(&report, out))?;
+    let export =
+        |out: &mut dyn std::io::Write| backtest::export::exporter(args.format).export(&report, out);
+    match args.format {
+        Format::Table => output::write_table(export)?,
+        Format::Json | Format::Csv => output::write_result(export)?,
+    }
     Ok(0)
 }

@@ -12,12 +12,13 @@ use crate::probe::{gate, plan, probe, ProbeConfig};
 use crate::shell::text_argument;
 use crate::stratum::Stratum;
 
-/// Shown after the options by `calib probe --help` (the one-line summary comes
-/// from the subcommand's entry in `cli.rs`).
-const AFTER_LONG_HELP: &str = "\
-How it works:
-Run the real command briefly, on the node that will run the campaign, and record one \
-row per finished unit in this task's own timings file (the input of `calib fit`).
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Run the real command briefly and record every unit as it finishes
+
+Run it on the node that will run the campaign: calib records one row per finished unit \
+in this task's own timings file (the input of `calib fit`).
 
 calib runs CMD directly (no shell unless you write one), passes its stdout and stderr \
 through unchanged, and counts a unit each time a line of either matches --unit-regex. \
@@ -32,8 +33,9 @@ after --grace).
 
 On a login node (Slurm commands present, no SLURM_JOB_ID) calib refuses and shows the \
 salloc line to use instead. calib exits with CMD's status (128+signal if it was killed), \
-or 0 when it stopped CMD itself after --units.
+or 0 when it stopped CMD itself after --units.";
 
+const AFTER_HELP: &str = "\
 Examples:
   # 5 epochs of the real training run, in an interactive allocation:
   calib probe --stratum dataset=Y,model=7B --units 5 -- python train.py --data Y
@@ -54,11 +56,20 @@ Examples:
   # a shell pipeline is a command like any other:
   calib probe -s n=1e6 --timeout 10m -- sh -c './gen | ./reduce'
 
+  # try it anywhere (3 seconds, so --allow-login is fine): a loop printing `epoch N`:
+  calib probe -s demo=1 --units 3 --allow-login -- sh -c 'for i in 1 2 3 4 5; do echo \"epoch $i\"; sleep 1; done'
+
+The output: in --out, one timings file per probe task (the input of calib fit): a row \
+per finished unit (run, stratum, unit, elapsed_s since the run's start, unit_s, and the \
+host, cluster, CPU, GPUs, job id and partition it ran on), then a last row whose `end` \
+column says how the run stopped: exit:CODE, signal:NAME, or limit when calib stopped it \
+after --units. CMD's output passes through unchanged; calib's own lines go to stderr.
+
 Then: calib fit calib-timings/ -o calib-model.json";
 
 /// Arguments of `calib probe`.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = AFTER_LONG_HELP, after_help = "See --help for how it works and examples.")]
+#[command(after_help = AFTER_HELP)]
 pub struct ProbeArgs {
     /// The stratum this run belongs to, as key=value labels: the axes along which
     /// cost varies (dataset, model size, problem size). Repeatable; labels are

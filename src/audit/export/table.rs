@@ -1,13 +1,19 @@
-//! `--format table`: the audit as text for people, a paragraph per group.
+//! `--format table`: the audit as text for people, in the one table format
+//! of calib's commands ([`crate::output::table`]): a row per group, numbers
+//! aligned right; under it, per group, what a row cannot hold (each TIMEOUT,
+//! the arrays, the advice); then the count of rows read and what the columns
+//! mean.
 
 use std::io;
 
 use super::Exporter;
-use crate::audit::{percent, Audit, Usage};
+use crate::audit::{percent, Audit, GroupSource, Usage};
 use crate::output::human_duration;
+use crate::output::table::{Align, Table};
 
 pub struct TableExporter;
 
+/// Tasks by state, `COMPLETED 4, TIMEOUT 1`.
 fn states(usage: &Usage) -> String {
     usage
         .states
@@ -17,75 +23,97 @@ fn states(usage: &Usage) -> String {
         .join(", ")
 }
 
-impl Exporter for TableExporter {
-    fn export(&self, audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
-        write_table(audit, out)
+/// How a group was recognised, in a word or two for the table's column
+/// (the JSON carries the `source` key).
+fn source_word(source: GroupSource) -> &'static str {
+    match source {
+        GroupSource::Comment => "job comment",
+        GroupSource::NameRegex => "--by-name",
+        GroupSource::CalibName => "calib- name",
+        GroupSource::JobName => "job name",
     }
 }
 
-fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
-    write!(
-        out,
-        "calib audit: {} job row{}",
-        audit.job_rows,
-        if audit.job_rows == 1 { "" } else { "s" }
-    )?;
-    if audit.skipped_rows > 0 {
-        write!(out, " ({} step rows left out)", audit.skipped_rows)?;
+/// A cell with nothing to show.
+const NONE: &str = "-";
+
+fn seconds(s: Option<u64>) -> String {
+    s.map_or_else(|| NONE.to_string(), |s| human_duration(s as f64))
+}
+
+/// The columns: which are aligned right (counts, times, shares).
+const HEADER: [(&str, Align); 11] = [
+    ("stratum", Align::Left),
+    ("grouped by", Align::Left),
+    ("tasks", Align::Right),
+    ("states", Align::Left),
+    ("time limit", Align::Right),
+    ("min", Align::Right),
+    ("median", Align::Right),
+    ("max", Align::Right),
+    ("slowest task", Align::Left),
+    ("used", Align::Right),
+    ("headroom", Align::Right),
+];
+
+impl Exporter for TableExporter {
+    fn export(&self, audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
+        if !audit.groups.is_empty() {
+            write!(out, "{}", table(audit))?;
+            write_notes(audit, out)?;
+            writeln!(out)?;
+        }
+        write_summary(audit, out)
     }
-    if audit.duplicate_rows > 0 {
-        write!(
-            out,
-            " ({} repeated job ids: the last row of each kept)",
-            audit.duplicate_rows
-        )?;
-    }
-    writeln!(out)?;
-    if audit.groups.is_empty() {
-        writeln!(out, "no job rows: check the sacct options (-j, -S, --name)")?;
-    }
+}
+
+fn table(audit: &Audit) -> Table {
+    let mut table = Table::new(HEADER.iter().map(|(name, _)| name.to_string()).collect())
+        .aligned(|c| HEADER[c].1);
     for g in &audit.groups {
         let u = &g.usage;
-        writeln!(out, "\n{} ({})", g.group, g.source)?;
-        writeln!(out, "  tasks {}: {}", u.tasks, states(u))?;
-        if !u.limits_s.is_empty() {
-            let limits: Vec<String> = u
-                .limits_s
+        let limits = if u.limits_s.is_empty() {
+            NONE.to_string()
+        } else {
+            u.limits_s
                 .iter()
                 .map(|&l| human_duration(l as f64))
-                .collect();
-            writeln!(out, "  time limit {}", limits.join(", "))?;
-        }
-        if let (Some(min), Some(median), Some(max)) =
-            (u.completed_min_s, u.completed_median_s, u.completed_max_s)
-        {
-            writeln!(
-                out,
-                "  elapsed of COMPLETED tasks: min {}, median {}, max {}",
-                human_duration(min as f64),
-                human_duration(median),
-                human_duration(max as f64)
-            )?;
-        }
-        if let Some(s) = &u.slowest {
-            write!(
-                out,
-                "  the slowest task ({}, {}) used {} of its budget ({} of {})",
-                s.job_id,
-                s.state,
-                percent(s.used),
-                human_duration(s.elapsed_s as f64),
-                human_duration(s.limit_s as f64)
-            )?;
-            match u.headroom {
-                Some(h) => writeln!(out, ": headroom {h:.2}x")?,
-                None => writeln!(out)?,
-            }
-        }
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (slowest, used) = match &u.slowest {
+            Some(s) => (s.job_id.clone(), percent(s.used)),
+            None => (NONE.to_string(), NONE.to_string()),
+        };
+        table.push(vec![
+            g.group.clone(),
+            source_word(g.source).to_string(),
+            u.tasks.to_string(),
+            states(u),
+            limits,
+            seconds(u.completed_min_s),
+            u.completed_median_s
+                .map_or_else(|| NONE.to_string(), human_duration),
+            seconds(u.completed_max_s),
+            slowest,
+            used,
+            u.headroom
+                .map_or_else(|| NONE.to_string(), |h| format!("{h:.2}x")),
+        ]);
+    }
+    table
+}
+
+/// Per group, indented under the table: each TIMEOUT, the arrays when there
+/// is more than one task to tell apart, and the advice.
+fn write_notes(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
+    for g in &audit.groups {
+        let u = &g.usage;
         for t in &u.timeouts {
             write!(
                 out,
-                "  TIMEOUT {} after {}",
+                "  {}: TIMEOUT {} after {}",
+                g.group,
                 t.job_id,
                 human_duration(t.elapsed_s as f64)
             )?;
@@ -104,7 +132,8 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             for a in &g.arrays {
                 write!(
                     out,
-                    "  array {}: {} task{}, {}",
+                    "  {}: array {}: {} task{}, {}",
+                    g.group,
                     a.array,
                     a.usage.tasks,
                     if a.usage.tasks == 1 { "" } else { "s" },
@@ -117,8 +146,33 @@ fn write_table(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             }
         }
         for advice in &g.advice {
-            writeln!(out, "  advice: {advice}")?;
+            writeln!(out, "  {}: advice: {advice}", g.group)?;
         }
     }
     Ok(())
+}
+
+/// The rows read, and what the columns mean.
+fn write_summary(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
+    write!(out, "job rows: {}", audit.job_rows,)?;
+    if audit.skipped_rows > 0 {
+        write!(out, " ({} step rows left out)", audit.skipped_rows)?;
+    }
+    if audit.duplicate_rows > 0 {
+        write!(
+            out,
+            " ({} repeated job ids: the last row of each kept)",
+            audit.duplicate_rows
+        )?;
+    }
+    writeln!(out)?;
+    if audit.groups.is_empty() {
+        return writeln!(out, "no job rows: check the sacct options (-j, -S, --name)");
+    }
+    writeln!(
+        out,
+        "min, median, max: elapsed time of the COMPLETED tasks. used: the share of its time \
+         limit that the slowest task used (elapsed / limit); headroom: its limit / its \
+         elapsed, the margin the campaign really had (below 1.00x the task was killed)."
+    )
 }
