@@ -13,26 +13,13 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use common::{at_repo_file, calib, repo_file, stderr, stdout};
-
-const NARVAL: &str = "tests/data/slurm/sinfo-narval.txt";
+use common::{budget_bundled, stderr, stdout};
 
 /// `calib budget` of the bundled data, 100 units and 3 tasks per stratum, run
 /// in `cwd` with `extra` arguments.
 fn budget(cwd: &Path, extra: &[&str]) -> Output {
-    calib()
+    budget_bundled()
         .current_dir(cwd)
-        .args([
-            "budget",
-            "--units",
-            "100",
-            "--tasks",
-            "3",
-            "--cluster",
-            "narval",
-        ])
-        .args(["--partitions", &at_repo_file(NARVAL)])
-        .arg(repo_file("data/spread-20.csv"))
         .args(extra)
         .output()
         .unwrap()

@@ -11,9 +11,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{at_repo_file, calib, repo_file, stderr, stdout};
-
-const NARVAL: &str = "tests/data/slurm/sinfo-narval.txt";
+use common::{at_repo_file, budget_bundled, calib, repo_file, stderr, stdout};
 
 /// `calib fit` of the bundled probes, 100 units.
 fn fit(env: &[(&str, &str)]) -> Output {
@@ -30,23 +28,9 @@ fn fit(env: &[(&str, &str)]) -> Output {
 /// `calib budget` of the bundled probes (strata dataset=Y, rounded down, and
 /// dataset=Z) for Narval, with `extra` arguments.
 fn budget(env: &[(&str, &str)], extra: &[&str]) -> Output {
-    let mut c = calib();
+    let mut c = budget_bundled();
     c.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
-    c.envs(env.iter().copied());
-    c.args([
-        "budget",
-        "--units",
-        "100",
-        "--tasks",
-        "3",
-        "--cluster",
-        "narval",
-    ])
-    .args(["--partitions", &at_repo_file(NARVAL)])
-    .arg(repo_file("data/spread-20.csv"))
-    .args(extra)
-    .output()
-    .unwrap()
+    c.envs(env.iter().copied()).args(extra).output().unwrap()
 }
 
 /// `calib audit` of a bundled sacct sample (a real cluster's, 8 tasks of

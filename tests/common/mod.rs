@@ -154,6 +154,29 @@ pub fn recorded_sample(relative: &str) -> String {
     text
 }
 
+/// `calib budget` of the bundled probes (`data/spread-20.csv`: datasets Y and
+/// Z), 100 units and 3 tasks per stratum, for Narval's recorded partitions;
+/// add the working folder, environment and further arguments.
+pub fn budget_bundled() -> Command {
+    let mut command = calib();
+    command
+        .args([
+            "budget",
+            "--units",
+            "100",
+            "--tasks",
+            "3",
+            "--cluster",
+            "narval",
+        ])
+        .args([
+            "--partitions",
+            &at_repo_file("tests/data/slurm/sinfo-narval.txt"),
+        ])
+        .arg(repo_file("data/spread-20.csv"));
+    command
+}
+
 /// A recorded partition list of `tests/data/slurm/` (checked for its
 /// `# source:` line), parsed.
 pub fn partition_sample(name: &str) -> PartitionList {
