@@ -326,19 +326,121 @@ fn timeouts_report_the_unit_reached_from_probe_timings() {
     assert_eq!(tos[1].unit_reached, None);
     // A TIMEOUT used more than its budget; it is the slowest.
     assert_eq!(g.usage.slowest.as_ref().unwrap().job_id, "6000_2");
-    // 1.5 x 4412.5 = 6618.75 s -> 111 minutes.
+    // 1.5 x 4412.5 = 6618.75 s -> 111 minutes. The COMPLETED task left no
+    // timings among those given: its exit status is all that says it worked.
     assert_eq!(
         g.advice,
-        [Advice::Timeouts {
-            count: 2,
-            suggest: Some("01:51:00".into())
-        }]
+        [
+            Advice::Timeouts {
+                count: 2,
+                suggest: Some("01:51:00".into())
+            },
+            Advice::CompletedWithoutTimings {
+                tasks: vec!["6000_0".into()],
+                count: 1
+            }
+        ]
     );
     let text = table_text(&a);
     assert!(
         text.contains("TIMEOUT 6000_1 after 30m 05s (limit 30m 00s), reached unit 40 at 29m 25s"),
         "{text}"
     );
+}
+
+/// COMPLETED means the script exited 0: with --timings and --units, the
+/// COMPLETED tasks whose timings stop short of N, and those with none, are
+/// named; a COMPLETED task that recorded all N units, and a TIMEOUT, are not.
+#[test]
+fn completed_tasks_short_of_their_units_or_without_timings_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let stratum = Stratum::parse("dataset=Z").unwrap();
+    // Task 7000_0 recorded all 50 units; 7000_1 stopped at unit 12 yet exited 0.
+    for (job, units) in [("7000_0", 50u64), ("7000_1", 12)] {
+        let mut w = TimingsWriter::create_new(&dir.path().join(format!("{job}.csv"))).unwrap();
+        for unit in 1..=units {
+            w.append(&TimingRow {
+                run: job.into(),
+                stratum: stratum.clone(),
+                unit,
+                elapsed_s: 10.0 * unit as f64,
+                unit_s: None,
+                fingerprint: Fingerprint {
+                    job_id: Some(job.into()),
+                    ..Fingerprint::default()
+                },
+                end: None,
+            })
+            .unwrap();
+        }
+    }
+    let timings = read_timings(&[dir.path().to_path_buf()], &IngestOptions::default()).unwrap();
+    let comment = "calib stratum=dataset=Z";
+    let t = table(&[
+        row(
+            "7000_0",
+            "7001",
+            "calib-dataset-Z",
+            "COMPLETED",
+            "00:08:20",
+            "00:30:00",
+            comment,
+        ),
+        row(
+            "7000_1",
+            "7002",
+            "calib-dataset-Z",
+            "COMPLETED",
+            "00:02:00",
+            "00:30:00",
+            comment,
+        ),
+        row(
+            "7000_2",
+            "7003",
+            "calib-dataset-Z",
+            "COMPLETED",
+            "00:00:03",
+            "00:30:00",
+            comment,
+        ),
+        row(
+            "7000_3",
+            "7004",
+            "calib-dataset-Z",
+            "TIMEOUT",
+            "00:30:02",
+            "00:30:00",
+            comment,
+        ),
+    ]);
+    let options = AuditOptions {
+        timings: Some(&timings),
+        units: Some(50),
+        ..AuditOptions::default()
+    };
+    let advice = &audit(&t, &options).groups[0].advice;
+    assert!(
+        advice.contains(&Advice::CompletedShort {
+            tasks: vec![("7000_1".into(), 12)],
+            count: 1,
+            units: 50
+        }),
+        "{advice:?}"
+    );
+    assert!(
+        advice.contains(&Advice::CompletedWithoutTimings {
+            tasks: vec!["7000_2".into()],
+            count: 1
+        }),
+        "{advice:?}"
+    );
+    // Without timings there is nothing to check the exit status against.
+    let blind = audit(&t, &AuditOptions::default());
+    assert!(!blind.groups[0].advice.iter().any(|a| matches!(
+        a,
+        Advice::CompletedShort { .. } | Advice::CompletedWithoutTimings { .. }
+    )));
 }
 
 #[test]

@@ -187,6 +187,19 @@ pub enum Advice {
     TooLoose { used: f64, suggest: String },
     /// No task finished with a known limit: nothing to measure.
     NothingMeasured,
+    /// COMPLETED tasks whose probe timings stop short of `--units` units.
+    CompletedShort {
+        /// (job id, last unit recorded), the first few.
+        tasks: Vec<(String, u64)>,
+        count: usize,
+        units: u64,
+    },
+    /// COMPLETED tasks with no probe timings among those given.
+    CompletedWithoutTimings {
+        /// Job ids, the first few.
+        tasks: Vec<String>,
+        count: usize,
+    },
 }
 
 impl fmt::Display for Advice {
@@ -239,6 +252,34 @@ impl fmt::Display for Advice {
             Advice::NothingMeasured => write!(
                 f,
                 "no task completed or timed out with a known time limit: nothing to measure yet"
+            ),
+            Advice::CompletedShort {
+                tasks,
+                count,
+                units,
+            } => {
+                let listed: Vec<String> = tasks
+                    .iter()
+                    .map(|(job, unit)| format!("{job} at unit {unit}"))
+                    .collect();
+                write!(
+                    f,
+                    "{count} COMPLETED task{} recorded fewer than {units} units ({}{}): \
+                     COMPLETED means the script exited 0, not that the work was done; check \
+                     their outputs before counting them, and resubmit the ones that stopped early",
+                    if *count == 1 { "" } else { "s" },
+                    listed.join(", "),
+                    if *count > tasks.len() { ", ..." } else { "" }
+                )
+            }
+            Advice::CompletedWithoutTimings { tasks, count } => write!(
+                f,
+                "{count} COMPLETED task{} left no timings among those given ({}{}): COMPLETED \
+                 means the script exited 0; a task that never started its work (a wrong path, \
+                 a missing input) exits 0 too: look for their outputs",
+                if *count == 1 { "" } else { "s" },
+                tasks.join(", "),
+                if *count > tasks.len() { ", ..." } else { "" }
             ),
         }
     }
@@ -343,6 +384,69 @@ fn reached_by_job(timings: Option<&Timings>) -> HashMap<String, Reached> {
     out
 }
 
+/// Tasks listed by name in an artifact advice; the rest are counted.
+const LISTED_TASKS: usize = 5;
+
+/// "COMPLETED means the script exited 0": among the COMPLETED tasks, those
+/// whose probe timings (matched by job id) stop short of `units`, and those
+/// with no timings at all. Only called when timings were given.
+fn artifact_advice(
+    rows: &[&SacctRow],
+    reached: &HashMap<String, Reached>,
+    units: Option<u64>,
+) -> Vec<Advice> {
+    let completed: Vec<(&str, Option<&Reached>)> = rows
+        .iter()
+        .filter(|row| row.state == Some(JobState::Completed))
+        .filter_map(|row| {
+            Some((
+                row.job_id.as_ref()?.text.as_str(),
+                reached_for(row, reached),
+            ))
+        })
+        .collect();
+    let mut advice = Vec::new();
+    if let Some(units) = units {
+        let short: Vec<(String, u64)> = completed
+            .iter()
+            .filter_map(|&(job, got)| {
+                let got = got?;
+                (got.unit < units).then(|| (job.to_string(), got.unit))
+            })
+            .collect();
+        if !short.is_empty() {
+            advice.push(Advice::CompletedShort {
+                count: short.len(),
+                tasks: short.into_iter().take(LISTED_TASKS).collect(),
+                units,
+            });
+        }
+    }
+    let missing: Vec<String> = completed
+        .iter()
+        .filter(|(_, got)| got.is_none())
+        .map(|(job, _)| job.to_string())
+        .collect();
+    if !missing.is_empty() {
+        advice.push(Advice::CompletedWithoutTimings {
+            count: missing.len(),
+            tasks: missing.into_iter().take(LISTED_TASKS).collect(),
+        });
+    }
+    advice
+}
+
+/// A task's probe timings, matched by its JobID or by its JobIDRaw (what
+/// SLURM_JOB_ID holds inside an array task).
+fn reached_for<'r>(row: &SacctRow, reached: &'r HashMap<String, Reached>) -> Option<&'r Reached> {
+    let by_id = row.job_id.as_ref().and_then(|id| reached.get(&id.text));
+    by_id.or_else(|| {
+        row.job_id_raw
+            .as_ref()
+            .and_then(|raw| reached.get(&raw.text))
+    })
+}
+
 /// Audits the job rows of a sacct table.
 pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
     let reached = reached_by_job(options.timings);
@@ -405,7 +509,10 @@ pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
                     usage: usage_of(&rows, &reached, options.units),
                 })
                 .collect();
-            let advice = advise(&usage);
+            let mut advice = advise(&usage);
+            if options.timings.is_some() {
+                advice.extend(artifact_advice(&rows, &reached, options.units));
+            }
             let tasks = rows
                 .iter()
                 .map(|row| {
@@ -496,10 +603,7 @@ fn usage_of(rows: &[&SacctRow], reached: &HashMap<String, Reached>, units: Optio
             }
         }
         if state == JobState::Timeout {
-            let raw = row.job_id_raw.as_ref().map(|j| j.text.clone());
-            let hit = reached
-                .get(&id)
-                .or_else(|| raw.as_ref().and_then(|r| reached.get(r)));
+            let hit = reached_for(row, reached);
             let projected_s = match (hit, units) {
                 (Some(r), Some(n)) if r.unit > 0 => Some(r.elapsed_s * n as f64 / r.unit as f64),
                 _ => None,

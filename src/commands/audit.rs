@@ -82,13 +82,16 @@ pub struct AuditArgs {
     pub by_name: Option<Regex>,
 
     /// Probe timings of the campaign's tasks (files or folders of calib probe
-    /// CSVs): a TIMEOUT task is matched by its job id (the job_id column) to tell
-    /// how many units it reached.
+    /// CSVs), matched by job id (the job_id column): a TIMEOUT task is told how
+    /// many units it reached; a COMPLETED task that left no timings, or (with
+    /// --units) recorded fewer units than it had to do, is named, because
+    /// COMPLETED only means the script exited 0.
     #[arg(long = "timings", value_name = "PATH")]
     pub timings: Vec<PathBuf>,
 
     /// The number of units each task had to do: projects the time a timed-out
-    /// task needed, and is the unit count of --write-timings rows.
+    /// task needed, names COMPLETED tasks that recorded fewer (with --timings),
+    /// and is the unit count of --write-timings rows.
     #[arg(long = "units", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub units: Option<u64>,
 
