@@ -443,6 +443,91 @@ fn completed_tasks_short_of_their_units_or_without_timings_are_named() {
     )));
 }
 
+/// The pending-job trap: a PENDING task whose time limit is over its
+/// partition's cap (asked too much, or raised by `scontrol update`) never
+/// starts. With the partitions given it is flagged with the line that cancels
+/// it; a PENDING task within its cap, or in a partition not listed, is not.
+#[test]
+fn pending_tasks_over_their_partition_cap_are_flagged_with_the_scancel_line() {
+    let partitions = common::partition_sample("sinfo-narval.txt");
+    let comment = "calib stratum=dataset=Z";
+    let t = table(&[
+        // cpubase_bycore_b1's cap is 3:00:00.
+        row(
+            "8000_[0-3]",
+            "8000",
+            "calib-dataset-Z",
+            "PENDING",
+            "00:00:00",
+            "2-00:00:00",
+            comment,
+        ),
+        row(
+            "8001",
+            "8001",
+            "calib-dataset-Z",
+            "PENDING",
+            "00:00:00",
+            "02:00:00",
+            comment,
+        ),
+        row(
+            "8002",
+            "8002",
+            "calib-dataset-Z",
+            "PENDING",
+            "00:00:00",
+            "2-00:00:00",
+            comment,
+        )
+        .replace("cpubase_bycore_b1", "somewhere_else"),
+    ]);
+    let options = AuditOptions {
+        partitions: Some(&partitions),
+        ..AuditOptions::default()
+    };
+    let advice = &audit(&t, &options).groups[0].advice;
+    let flagged: Vec<_> = advice
+        .iter()
+        .filter_map(|a| match a {
+            Advice::PendingOverCap {
+                tasks,
+                cancel,
+                count,
+            } => Some((tasks.clone(), cancel.clone(), *count)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(flagged.len(), 1, "{advice:?}");
+    let (tasks, cancel, count) = &flagged[0];
+    // The unsplit range 8000_[0-3] is four tasks.
+    assert_eq!(*count, 4);
+    assert_eq!(
+        tasks,
+        &[(
+            "8000_[0-3]".to_string(),
+            2 * 86_400,
+            "cpubase_bycore_b1".to_string(),
+            3 * 3600
+        )]
+    );
+    // The line is shell: the bracketed range reaches scancel as one literal word.
+    let words = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("set -- {}; printf '%s\\n' \"$@\"", cancel))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&words.stdout),
+        "scancel\n8000_[0-3]\n"
+    );
+    // Without the partitions nothing is judged.
+    assert!(!audit(&t, &AuditOptions::default()).groups[0]
+        .advice
+        .iter()
+        .any(|a| matches!(a, Advice::PendingOverCap { .. })));
+}
+
 #[test]
 fn grouping_by_comment_regex_calib_name_and_job_name() {
     let t = table(&[

@@ -40,6 +40,7 @@ use std::fmt;
 use regex::Regex;
 use serde::Serialize;
 
+use crate::slurm::partitions::PartitionList;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
 use crate::slurm::time::{format_sbatch_time, sbatch_minutes};
 use crate::stats::median;
@@ -110,6 +111,9 @@ pub struct AuditOptions<'a> {
     pub timings: Option<&'a Timings>,
     /// The number of units each task had to do (`--units`).
     pub units: Option<u64>,
+    /// The cluster's partitions and their caps (`--partitions`): PENDING tasks
+    /// over every cap they wait for are flagged.
+    pub partitions: Option<&'a PartitionList>,
 }
 
 /// The task that used the largest share of its budget.
@@ -194,6 +198,17 @@ pub enum Advice {
         count: usize,
         units: u64,
     },
+    /// PENDING tasks whose time limit is over the cap of every partition
+    /// they wait for: Slurm never starts them.
+    PendingOverCap {
+        /// (job id, its time limit, its partitions, the largest of their caps,
+        /// seconds), the first few.
+        tasks: Vec<(String, u64, String, u64)>,
+        /// Tasks in all (an unsplit pending array range counts its tasks).
+        count: usize,
+        /// `scancel` with every such job id, shell-quoted.
+        cancel: String,
+    },
     /// COMPLETED tasks with no probe timings among those given.
     CompletedWithoutTimings {
         /// Job ids, the first few.
@@ -270,6 +285,37 @@ impl fmt::Display for Advice {
                     if *count == 1 { "" } else { "s" },
                     listed.join(", "),
                     if *count > tasks.len() { ", ..." } else { "" }
+                )
+            }
+            Advice::PendingOverCap {
+                tasks,
+                count,
+                cancel,
+            } => {
+                let listed: Vec<String> = tasks
+                    .iter()
+                    .map(|(job, limit, partition, cap)| {
+                        format!(
+                            "{job} asked --time={} of {partition}, whose cap is {}",
+                            format_sbatch_time(*limit as f64),
+                            format_sbatch_time(*cap as f64)
+                        )
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "{count} PENDING task{} ask{} for more time than any partition {} wait{} for \
+                     allows ({}{}): Slurm will never start {} (the reason shows \
+                     PartitionTimeLimit, or Priority when `scontrol update` raised the limit \
+                     after submission); cancel and resubmit within a cap (calib budget picks \
+                     the partition): {cancel}",
+                    if *count == 1 { "" } else { "s" },
+                    if *count == 1 { "s" } else { "" },
+                    if *count == 1 { "it" } else { "they" },
+                    if *count == 1 { "s" } else { "" },
+                    listed.join("; "),
+                    if *count > tasks.len() { "; ..." } else { "" },
+                    if *count == 1 { "it" } else { "them" },
                 )
             }
             Advice::CompletedWithoutTimings { tasks, count } => write!(
@@ -436,6 +482,54 @@ fn artifact_advice(
     advice
 }
 
+/// The PENDING tasks whose finite time limit is over the cap of every
+/// partition they wait for (sacct's Partition, a comma list while pending).
+/// Tasks in a partition the list does not name, or with an unlimited one, are
+/// not judged.
+fn pending_over_cap(rows: &[&SacctRow], list: &PartitionList) -> Option<Advice> {
+    let cap_of = |name: &str| {
+        list.partitions
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.limit.seconds())
+    };
+    let mut over: Vec<(String, u64, String, u64)> = Vec::new();
+    // An unsplit pending array range counts its tasks.
+    let mut task_count = 0usize;
+    for row in rows.iter().filter(|r| r.state == Some(JobState::Pending)) {
+        let (Some(id), Some(limit), Some(partition)) =
+            (&row.job_id, row.timelimit_s(), row.partition.as_deref())
+        else {
+            continue;
+        };
+        // Every partition named, and each with a finite cap.
+        let caps: Option<Vec<Option<u64>>> = partition.split(',').map(cap_of).collect();
+        let Some(caps) = caps.and_then(|c| c.into_iter().collect::<Option<Vec<u64>>>()) else {
+            continue;
+        };
+        let Some(&largest) = caps.iter().max() else {
+            continue;
+        };
+        if limit > largest {
+            let tasks = id.pending_task_count().unwrap_or(1);
+            task_count = task_count.saturating_add(usize::try_from(tasks).unwrap_or(usize::MAX));
+            over.push((id.text.clone(), limit, partition.to_string(), largest));
+        }
+    }
+    if over.is_empty() {
+        return None;
+    }
+    let jobs: Vec<String> = over
+        .iter()
+        .map(|(job, ..)| crate::shell::quote(job))
+        .collect();
+    Some(Advice::PendingOverCap {
+        count: task_count,
+        cancel: format!("scancel {}", jobs.join(" ")),
+        tasks: over.into_iter().take(LISTED_TASKS).collect(),
+    })
+}
+
 /// A task's probe timings, matched by its JobID or by its JobIDRaw (what
 /// SLURM_JOB_ID holds inside an array task).
 fn reached_for<'r>(row: &SacctRow, reached: &'r HashMap<String, Reached>) -> Option<&'r Reached> {
@@ -512,6 +606,9 @@ pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
             let mut advice = advise(&usage);
             if options.timings.is_some() {
                 advice.extend(artifact_advice(&rows, &reached, options.units));
+            }
+            if let Some(list) = options.partitions {
+                advice.extend(pending_over_cap(&rows, list));
             }
             let tasks = rows
                 .iter()

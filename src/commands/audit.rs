@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::output::{self, Format};
 use crate::shell::text_argument;
 use crate::slurm::cluster::resolve_cluster;
+use crate::slurm::partitions::parse_partitions;
 use crate::slurm::sacct::{parse_sacct, SacctOptions};
 use crate::timings::{read_timings, write_timings_file, IngestOptions};
 
@@ -107,6 +108,14 @@ pub struct AuditArgs {
     #[arg(long, value_name = "NAME", value_parser = text_argument)]
     pub cluster: Option<String>,
 
+    /// The cluster's partitions and their time limits, as for calib budget: the
+    /// text of `sinfo -h -o '%P %l'`, @FILE, or - for standard input. PENDING
+    /// tasks that ask for more time than every partition they wait for allows
+    /// (they would wait forever) are flagged, with the scancel line. Example:
+    /// --partitions "$(sinfo -h -o '%P %l')"
+    #[arg(long = "partitions", value_name = "LIST")]
+    pub partitions: Option<String>,
+
     /// The field separator of SACCT when it is not `|` (sacct --delimiter).
     #[arg(long = "delimiter", value_name = "TEXT")]
     pub delimiter: Option<String>,
@@ -144,10 +153,18 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
             output::warn(warning);
         }
     }
+    let partitions = match &args.partitions {
+        Some(value) => {
+            let (text, origin) = read_text_argument(value, "--partitions")?;
+            Some(parse_partitions(&text, &origin)?)
+        }
+        None => None,
+    };
     let options = AuditOptions {
         by_name: args.by_name.clone(),
         timings: timings.as_ref(),
         units: args.units,
+        partitions: partitions.as_ref(),
     };
     let report = audit::audit(&table, &options);
     if let (Some(path), Some(units)) = (&args.write_timings, args.units) {
