@@ -795,19 +795,8 @@ fn sbatch_arguments(line: &str) -> Vec<String> {
 /// from the `calib-` job name where the comment is not kept.
 #[test]
 fn audit_groups_the_jobs_that_budget_submits_by_their_stratum() {
-    let budget = bin()
-        .args([
-            "budget",
-            "--units",
-            "100",
-            "--tasks",
-            "3",
-            "--cluster",
-            "narval",
-        ])
-        .args(["--format", "sbatch", "--partitions"])
-        .arg(common::at_repo_file("tests/data/slurm/sinfo-narval.txt"))
-        .arg(common::repo_file("data/spread-20.csv"))
+    let budget = common::budget_bundled()
+        .args(["--format", "sbatch"])
         .assert()
         .success();
     let script = stdout(budget.get_output());

@@ -339,6 +339,21 @@ fn campaign(dir: &Path) -> (String, String) {
 
 const PARTITIONS: &str = "short 3:00:00\nmedium 12:00:00\nlong 1-00:00:00\nquick 3:00:00\n";
 
+/// `calib budget` of the campaign's `timings` and `grid` for [`PARTITIONS`];
+/// add the output and plot arguments.
+fn budget_campaign(timings: &str, grid: &str) -> std::process::Command {
+    let mut command = calib();
+    command.args([
+        "budget",
+        timings,
+        "--grid",
+        grid,
+        "--partitions",
+        PARTITIONS,
+    ]);
+    command
+}
+
 /// Every stratum is named, every partition labels its cap line (partitions
 /// of one cap share a line), the strata given no usable time are marked as
 /// such, and only the strata given a time have a --time bar. Written even
@@ -348,15 +363,7 @@ fn budget_plot_draws_each_stratum_against_the_named_caps() {
     let dir = tempfile::tempdir().unwrap();
     let (timings, grid) = campaign(dir.path());
     let svg = dir.path().join("budget.svg");
-    let out = calib()
-        .args([
-            "budget",
-            &timings,
-            "--grid",
-            &grid,
-            "--partitions",
-            PARTITIONS,
-        ])
+    let out = budget_campaign(&timings, &grid)
         .args(["--format", "json", "--plot"])
         .arg(&svg)
         .output()
@@ -417,15 +424,7 @@ fn budget_plot_draws_each_stratum_against_the_named_caps() {
     assert_eq!(bars, given + 1);
 
     let png = dir.path().join("budget.png");
-    let out = calib()
-        .args([
-            "budget",
-            &timings,
-            "--grid",
-            &grid,
-            "--partitions",
-            PARTITIONS,
-        ])
+    let out = budget_campaign(&timings, &grid)
         .arg("--plot")
         .arg(&png)
         .output()
@@ -467,15 +466,7 @@ fn budget_plot_replaces_a_file_and_refuses_a_bad_name_first() {
     let (timings, grid) = campaign(dir.path());
     let svg = dir.path().join("budget.svg");
     std::fs::write(&svg, "not a figure").unwrap();
-    let out = calib()
-        .args([
-            "budget",
-            &timings,
-            "--grid",
-            &grid,
-            "--partitions",
-            PARTITIONS,
-        ])
+    let out = budget_campaign(&timings, &grid)
         .arg("--plot")
         .arg(&svg)
         .output()
@@ -484,15 +475,7 @@ fn budget_plot_replaces_a_file_and_refuses_a_bad_name_first() {
     Svg::read(&svg);
 
     let jobs = dir.path().join("jobs");
-    let out = calib()
-        .args([
-            "budget",
-            &timings,
-            "--grid",
-            &grid,
-            "--partitions",
-            PARTITIONS,
-        ])
+    let out = budget_campaign(&timings, &grid)
         .args(["--format", "sbatch", "--script-dir"])
         .arg(&jobs)
         .args(["--plot", "budget.jpg"])

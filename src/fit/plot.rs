@@ -20,6 +20,7 @@
 
 use std::path::Path;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -174,6 +175,21 @@ impl Figure for FitFigure<'_> {
     }
 }
 
+/// The runs' legend entry: one swatch per run colour (the runs themselves are
+/// drawn unlabelled, each in its own colour), in both panels.
+fn legend_runs<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    label: &str,
+    count: usize,
+) -> std::result::Result<(), String> {
+    chart
+        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+        .map_err(text_err)?
+        .label(label)
+        .legend(move |(x, y)| plot::run_swatches((x, y), count));
+    Ok(())
+}
+
 fn text_err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -285,12 +301,7 @@ fn draw_cumulative<DB: DrawingBackend>(
         .map_err(text_err)?;
 
     // The runs' entry first in the legend; they are drawn last, on top.
-    let run_count = runs.len();
-    chart
-        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-        .map_err(text_err)?
-        .label(runs_label)
-        .legend(move |(x, y)| plot::run_swatches((x, y), run_count));
+    legend_runs(&mut chart, runs_label, runs.len())?;
 
     // The band, from the predicted time up to the upper bound.
     let band: Vec<(f64, f64)> = curve
@@ -463,12 +474,7 @@ fn draw_per_unit<DB: DrawingBackend>(
             )
             .map_err(text_err)?;
     }
-    let run_count = runs.len();
-    chart
-        .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-        .map_err(text_err)?
-        .label(runs_label)
-        .legend(move |(x, y)| plot::run_swatches((x, y), run_count));
+    legend_runs(&mut chart, runs_label, runs.len())?;
     chart
         .draw_series(LineSeries::new(
             line.into_iter().map(|(x, c)| (x, y(c))),
