@@ -34,11 +34,59 @@ use calib::slurm::time::format_sbatch_time;
 use calib::synth;
 use common::{calib, fit_csv, stderr, stdout};
 
-fn have_bash() -> bool {
-    Command::new("bash")
+/// The emitted scripts are checked with a real bash: without one the tests
+/// fail, never pass unchecked.
+fn require_bash() {
+    let found = Command::new("bash")
         .args(["-c", "exit 0"])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    assert!(
+        found,
+        "these tests run the emitted shell with bash: install bash"
+    );
+}
+
+/// Asserts that `file` (holding `text`) parses as bash (`bash -n`).
+fn assert_bash_parses(file: &Path, text: &str, case: &str) {
+    let syntax = Command::new("bash").arg("-n").arg(file).output().unwrap();
+    assert!(
+        syntax.status.success(),
+        "{case}: bash -n: {}\n{text}",
+        stderr(&syntax)
+    );
+}
+
+/// Case `i`'s submission as a user runs it: the printed text saved as a
+/// script, run by bash in an empty folder, with a stub `sbatch` that logs its
+/// arguments into a folder of the case's own.
+struct Submission {
+    file: PathBuf,
+    work: PathBuf,
+    log: PathBuf,
+}
+
+impl Submission {
+    fn new(dir: &Path, i: usize, bin: &Path, text: &str) -> Submission {
+        let work = dir.join(format!("work{i}"));
+        let log = dir.join(format!("log{i}"));
+        std::fs::create_dir_all(&work).unwrap();
+        stub_sbatch(bin, &log);
+        let file = dir.join(format!("submit{i}.sh"));
+        std::fs::write(&file, text).unwrap();
+        Submission { file, work, log }
+    }
+
+    /// bash running `script` in the empty folder, with `path` and no stdin.
+    fn run(&self, script: &Path, path: &str) -> Command {
+        let mut command = Command::new("bash");
+        command
+            .arg(script)
+            .current_dir(&self.work)
+            .env("PATH", path)
+            .stdin(Stdio::null());
+        command
+    }
 }
 
 /// A fitted budget of one stratum (3 tasks of 100 units), measured with
@@ -161,10 +209,7 @@ fn calls(log: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn hostile_values_never_become_code_and_reach_sbatch_intact() {
-    if !have_bash() {
-        eprintln!("skipped: no bash on PATH");
-        return;
-    }
+    require_bash();
     let dir = tempfile::tempdir().unwrap();
     let honest = honest_budget();
     let sentinel = dir.path().join("pwned");
@@ -190,30 +235,13 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
         let script = String::from_utf8(bytes).unwrap();
         let case = format!("case {i} {hostile:?}");
 
-        let work = dir.path().join(format!("work{i}"));
-        let log = dir.path().join(format!("log{i}"));
-        std::fs::create_dir_all(&work).unwrap();
-        stub_sbatch(&bin, &log);
-        let file = dir.path().join(format!("submit{i}.sh"));
-        std::fs::write(&file, &script).unwrap();
-
-        let syntax = Command::new("bash").arg("-n").arg(&file).output().unwrap();
-        assert!(
-            syntax.status.success(),
-            "{case}: bash -n: {}\n{script}",
-            stderr(&syntax)
-        );
-        let ran = Command::new("bash")
-            .arg(&file)
-            .current_dir(&work)
-            .env("PATH", &path)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let submission = Submission::new(dir.path(), i, &bin, &script);
+        assert_bash_parses(&submission.file, &script, &case);
+        let ran = submission.run(&submission.file, &path).output().unwrap();
         assert!(ran.status.success(), "{case}: {}\n{script}", stderr(&ran));
         assert!(!sentinel.exists(), "{case}: the payload ran\n{script}");
         assert_eq!(
-            std::fs::read_dir(&work).unwrap().count(),
+            std::fs::read_dir(&submission.work).unwrap().count(),
             0,
             "{case}: the script left files behind"
         );
@@ -232,7 +260,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
             hostile.replace(',', ";")
         ));
         expected.push(script_arg);
-        assert_eq!(calls(&log), vec![expected], "{case}\n{script}");
+        assert_eq!(calls(&submission.log), vec![expected], "{case}\n{script}");
     }
 }
 
@@ -315,10 +343,7 @@ fn stub_job(path: &Path, log: &Path) {
 
 #[test]
 fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
-    if !have_bash() {
-        eprintln!("skipped: no bash on PATH");
-        return;
-    }
+    require_bash();
     let dir = tempfile::tempdir().unwrap();
     let honest = honest_budget();
     let sentinel = dir.path().join("pwned");
@@ -357,17 +382,7 @@ fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
         std::fs::create_dir_all(&script_dir).unwrap();
         std::fs::write(&job.path, &job.text).unwrap();
 
-        let syntax = Command::new("bash")
-            .arg("-n")
-            .arg(&job.path)
-            .output()
-            .unwrap();
-        assert!(
-            syntax.status.success(),
-            "{case}: bash -n: {}\n{}",
-            stderr(&syntax),
-            job.text
-        );
+        assert_bash_parses(&job.path, &job.text, &case);
         // sbatch reads the directives of the leading comment block (up to
         // the first command; a value's newline inside a quoted word of the
         // commands after it is not read there): exactly calib's options,
@@ -404,36 +419,22 @@ fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
             .export(&budget, &context, &mut bytes)
             .unwrap();
         let printed = String::from_utf8(bytes).unwrap();
-        let work = dir.path().join(format!("work{i}"));
-        let log = dir.path().join(format!("log{i}"));
-        std::fs::create_dir_all(&work).unwrap();
-        stub_sbatch(&bin, &log);
-        let submit = dir.path().join(format!("submit{i}.sh"));
-        std::fs::write(&submit, &printed).unwrap();
-        let ran = Command::new("bash")
-            .arg(&submit)
-            .current_dir(&work)
-            .env("PATH", &path)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let submission = Submission::new(dir.path(), i, &bin, &printed);
+        let ran = submission.run(&submission.file, &path).output().unwrap();
         assert!(ran.status.success(), "{case}: {}\n{printed}", stderr(&ran));
         assert_eq!(
-            calls(&log),
+            calls(&submission.log),
             vec![vec![job.path.to_str().unwrap().to_string()]],
             "{case}\n{printed}"
         );
 
         // The job, run as Slurm runs it (from another folder, with arguments):
         // the user's script gets the stratum's environment and the arguments.
-        let ran = Command::new("bash")
-            .arg(&job.path)
+        let ran = submission
+            .run(&job.path, &path)
             .args(["a b", "it's", ""])
-            .current_dir(&work)
-            .env("PATH", &path)
             .env_remove("CALIB_STRATUM")
             .env_remove("CALIB_UNITS")
-            .stdin(Stdio::null())
             .output()
             .unwrap();
         assert!(
@@ -453,7 +454,7 @@ fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
         );
         assert!(!sentinel.exists(), "{case}: the payload ran\n{}", job.text);
         assert_eq!(
-            std::fs::read_dir(&work).unwrap().count(),
+            std::fs::read_dir(&submission.work).unwrap().count(),
             0,
             "{case}: the scripts left files behind"
         );
