@@ -51,17 +51,23 @@ pub struct TransientReport {
 /// The runs with their transients evened out (see the module docs), and what
 /// was found; `None` when no run has a transient unit.
 pub fn even_out(runs: &[&RunTimings]) -> Option<(Vec<RunTimings>, TransientReport)> {
+    // Judged first, copied only when some run has a transient: the common
+    // case (none) costs no copy of the rows.
+    let evened: Vec<Option<Evened>> = runs.iter().map(|run| even_out_run(&run.points)).collect();
+    if evened.iter().all(Option::is_none) {
+        return None;
+    }
     let mut report = TransientReport {
         units: 0,
         runs_with: 0,
         runs: runs.len(),
         worst: (0.0, 0),
     };
-    let evened: Vec<RunTimings> = runs
+    let runs = runs
         .iter()
-        .map(|run| {
-            let (points, found) = even_out_run(&run.points);
-            if !found.is_empty() {
+        .zip(evened)
+        .map(|(run, evened)| match evened {
+            Some((points, found)) => {
                 report.runs_with += 1;
                 report.units += found.len();
                 for &(unit, ratio) in &found {
@@ -69,22 +75,27 @@ pub fn even_out(runs: &[&RunTimings]) -> Option<(Vec<RunTimings>, TransientRepor
                         report.worst = (ratio, unit);
                     }
                 }
+                RunTimings {
+                    points,
+                    ..(*run).clone()
+                }
             }
-            RunTimings {
-                points,
-                ..(*run).clone()
-            }
+            None => (*run).clone(),
         })
         .collect();
-    (report.units > 0).then_some((evened, report))
+    Some((runs, report))
 }
 
 /// (unit, elapsed seconds) rows of one run, as in [`RunTimings::points`].
 type Points = Vec<(u64, f64)>;
 
+/// A run's rows evened out, and its transients as (unit, ratio).
+type Evened = (Points, Vec<(u64, f64)>);
+
 /// One run's cumulative points with its transients evened out, and the
-/// transients found as (unit, ratio to the neighbours' median).
-fn even_out_run(points: &[(u64, f64)]) -> (Points, Vec<(u64, f64)>) {
+/// transients found as (unit, ratio to the neighbours' median); `None` when
+/// the run has none.
+fn even_out_run(points: &[(u64, f64)]) -> Option<Evened> {
     // Per-interval durations; only single-unit intervals after the first are judged.
     let mut durations: Vec<f64> = Vec::with_capacity(points.len());
     let mut judged: Vec<bool> = Vec::with_capacity(points.len());
@@ -119,7 +130,7 @@ fn even_out_run(points: &[(u64, f64)]) -> (Points, Vec<(u64, f64)>) {
         }
     }
     if found.is_empty() {
-        return (points.to_vec(), found);
+        return None;
     }
     let excess: f64 = replacement.iter().map(|&(k, m)| durations[k] - m).sum();
     for &(k, m) in &replacement {
@@ -138,7 +149,7 @@ fn even_out_run(points: &[(u64, f64)]) -> (Points, Vec<(u64, f64)>) {
             (u, t)
         })
         .collect();
-    (evened, found)
+    Some((evened, found))
 }
 
 #[cfg(test)]
@@ -163,7 +174,7 @@ mod tests {
         costs[14] = 10.0;
         costs[15] = 8.0;
         let points = cumulative(5.0, &costs);
-        let (evened, found) = even_out_run(&points);
+        let (evened, found) = even_out_run(&points).expect("two transient units");
         assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), vec![15, 16]);
         let last = |p: &[(u64, f64)]| p.last().unwrap().1;
         assert!((last(&evened) - last(&points)).abs() < 1e-9);
@@ -184,8 +195,9 @@ mod tests {
             .map(|i| 1.0 + 0.5 * ((i * 7919 % 13) as f64 / 13.0))
             .collect();
         for costs in [linear, geometric, step, noisy] {
-            let (_, found) = even_out_run(&cumulative(1.0, &costs));
-            assert!(found.is_empty(), "{found:?} in {costs:?}");
+            if let Some((_, found)) = even_out_run(&cumulative(1.0, &costs)) {
+                panic!("{found:?} in {costs:?}");
+            }
         }
     }
 }
