@@ -110,10 +110,10 @@ pub fn measure(run: &str, points: &[(u64, f64)], total: &dyn Fn(u64) -> f64) -> 
     // busy spell on the node), which a window's rate shares with the others
     // of its run and which does not make the run diverge.
     let blocks: Vec<f64> = if window > 0 {
-        let mut ends: Vec<usize> = (1..points.len()).rev().step_by(window).collect();
-        ends.retain(|&end| end >= window);
-        ends.iter()
-            .filter_map(|&end| log_ratio(end - window, end))
+        (window..points.len())
+            .rev()
+            .step_by(window)
+            .filter_map(|end| log_ratio(end - window, end))
             .collect()
     } else {
         Vec::new()
