@@ -339,7 +339,6 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
     let mut total_elapsed = 0.0;
     for run in runs {
         let mut prev = (0u64, 0.0f64);
-        let mut run_points = Vec::with_capacity(run.points.len());
         for &(u, t) in &run.points {
             let y = t - prev.1;
             let fresh = lsq::Obs {
@@ -363,12 +362,11 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
             o.n += 1.0;
             o.sy += y;
             o.syy += y * y;
-            run_points.push((u, y / (u - prev.0) as f64));
             prev = (u, t);
         }
         units_probed = units_probed.saturating_add(prev.0);
         total_elapsed += prev.1;
-        points.push(run_points);
+        points.push(unit_costs(&run.points));
         views.push(select::RunView {
             points: run.points.clone(),
         });
@@ -389,6 +387,20 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
         horizon,
         mean_rate_s: total_elapsed / units_probed.max(1) as f64,
     }
+}
+
+/// A run's (unit, per-unit cost) of each interval, at its last unit: the
+/// interval's time over its units (the first interval holds the startup).
+fn unit_costs(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
+    let mut prev = (0u64, 0.0f64);
+    points
+        .iter()
+        .map(|&(u, t)| {
+            let cost = (t - prev.1) / (u - prev.0) as f64;
+            prev = (u, t);
+            (u, cost)
+        })
+        .collect()
 }
 
 /// Steps 2-3: every form fitted to all the intervals, keeping those a model
@@ -491,7 +503,7 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         )
     })?;
     let points = match evened {
-        Some(_) => intervals(measured).points,
+        Some(_) => measured.iter().map(|r| unit_costs(&r.points)).collect(),
         None => data.points,
     };
     let report = StratumReport {
