@@ -230,6 +230,16 @@ pub fn shape(form: Form, n: u64, b: f64) -> f64 {
     }
 }
 
+/// ∂/∂b of [`shape`] for the profiled forms, uncapped (0 for the others,
+/// whose shape does not depend on b).
+pub fn shape_db(form: Form, n: u64, b: f64) -> f64 {
+    match form {
+        Form::Power => harmonic_db(n, b),
+        Form::Geometric => geometric_sum_db(n, b),
+        Form::Constant | Form::Linear | Form::Log => 0.0,
+    }
+}
+
 /// Per-unit cost c(i) of a form (unclamped).
 pub fn unit_cost(form: Form, p: &Params, i: f64) -> f64 {
     match form {
@@ -260,11 +270,11 @@ pub fn gradient(form: Form, p: &Params, n: u64) -> [f64; 3] {
         Form::Constant => [1.0, nf, 0.0],
         Form::Linear => [1.0, nf, tri(nf)],
         Form::Log => [1.0, nf, ln_fact(nf)],
-        Form::Power => [1.0, harmonic(n, p.b), p.a * harmonic_db(n, p.b)],
+        Form::Power => [1.0, shape(form, n, p.b), p.a * shape_db(form, n, p.b)],
         Form::Geometric => [
             1.0,
-            capped(geometric_sum(n, p.b)),
-            capped(p.a * geometric_sum_db(n, p.b)),
+            shape(form, n, p.b),
+            capped(p.a * shape_db(form, n, p.b)),
         ],
     }
 }

@@ -255,10 +255,8 @@ impl<'a> Profile<'a> {
     fn growth_db(&self, i: usize, o: &Obs, b: f64) -> f64 {
         if o.u1 == o.u0 + 1 {
             (b * self.log_slope[i]).exp() * self.log_slope[i]
-        } else if self.form == Form::Geometric {
-            forms::geometric_sum_db(o.u1, b) - forms::geometric_sum_db(o.u0, b)
         } else {
-            forms::harmonic_db(o.u1, b) - forms::harmonic_db(o.u0, b)
+            forms::shape_db(self.form, o.u1, b) - forms::shape_db(self.form, o.u0, b)
         }
     }
 
