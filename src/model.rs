@@ -31,6 +31,7 @@
 //! | `spread` | `{mean_ln_level, max_ln_level, sd, df, prior_sd}`: run levels on the log scale, the sd of a new run's level with its degrees of freedom, and the sd assumed before any run | finite; max ≥ mean; sd, prior_sd ≥ 0; df ≥ 1 |
 //! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
+//! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: not checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
 //!
 //! A file that breaks any of these is refused on load (exit 2), with the
 //! stratum and the field named. `calib fit` checks what it writes with the same
@@ -94,6 +95,10 @@ pub struct StratumModel {
     /// Why the probe cannot support a bound at all, when it cannot: `calib
     /// budget` then gives no time for the stratum (status `unsupported`).
     pub unsupported: Option<Unsupported>,
+    /// How large a trend in the per-unit cost the probe's unit-to-unit noise
+    /// could hide (`None`: not measured, e.g. run-length rows or a file of an
+    /// older calib).
+    pub resolution: Option<TrendResolution>,
 }
 
 /// What a probe showed that no bound can be built on.
@@ -110,6 +115,100 @@ pub enum Unsupported {
     /// The longest probed run has too few units to show any trend, and the
     /// run to budget is many times longer (decided per request, never stored).
     ProbeTooShort { probe_units: u64 },
+    /// A rising trend the probe's unit-to-unit noise cannot rule out would
+    /// make the requested run more than [`MAX_HIDDEN_GROWTH`] longer again;
+    /// `settle_units` is the probe length that would rule it out (decided per
+    /// request, never stored).
+    TrendUnresolved {
+        hidden_growth: f64,
+        unit_noise: f64,
+        settle_units: u64,
+    },
+}
+
+/// A rising trend the probe could hide may add at most this share of a run at
+/// the probe's level (1: the run could take twice as long) before `calib
+/// budget` refuses to extrapolate. Chosen once, a priori: a bound that must
+/// allow a doubling nobody measured asks for an allocation that is mostly a
+/// guess, and a longer probe settles it (the refusal says how long). Checked
+/// on the corpus of real programs (README, "Evidence"): at 0.5 the refusals
+/// grow without fewer misses; at 2 the 10%-of-N probes of a genetic program
+/// are budgeted and one held-out run is not covered.
+pub const MAX_HIDDEN_GROWTH: f64 = 1.0;
+
+/// What the probe can tell of a trend in the per-unit cost: the noise of unit
+/// costs around each run's own straight line, relative to the run's level, and
+/// the spread of the unit indexes it was measured at (see
+/// `crate::fit::resolution` for the estimate and its assumptions).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TrendResolution {
+    /// Robust sd of a unit's cost around its run's line, as a share of the
+    /// run's median unit cost.
+    pub unit_noise: f64,
+    /// Σ (i - ī)² over the units used, each run about its own mean index.
+    pub sxx: f64,
+    /// Degrees of freedom of `unit_noise`.
+    pub df: f64,
+    /// Runs that contributed.
+    pub runs: usize,
+}
+
+impl TrendResolution {
+    /// The largest slope, per unit and relative to the level, that the probe
+    /// cannot rule out at one-sided `confidence`, were its `sxx` as given.
+    fn hidden_slope(&self, sxx: f64, confidence: f64) -> f64 {
+        crate::projection::t_quantile(confidence, self.df) * self.unit_noise / sxx.sqrt()
+    }
+
+    /// How much longer than a run at the probe's level a run of `units` units
+    /// could be, as a share of that run, through a trend hidden in a probe of
+    /// `probe_units` units: the hidden slope s times Σ_{i=H+1..N} (i - ī),
+    /// over N (ī the mean index of a probe's units after the first).
+    fn growth_at(slope: f64, probe_units: u64, units: u64) -> f64 {
+        if units <= probe_units {
+            return 0.0;
+        }
+        let (h, n) = (probe_units as f64, units as f64);
+        let mean_index = (h + 2.0) / 2.0;
+        slope * (n - h) * ((n + h + 1.0) / 2.0 - mean_index) / n
+    }
+
+    /// Σ (i - ī)² of one run's units 2..=k.
+    fn run_sxx(k: u64) -> f64 {
+        let m = k.saturating_sub(1) as f64;
+        m * (m * m - 1.0) / 12.0
+    }
+
+    /// Why a run of `units` units is beyond what a probe of `probe_units`
+    /// units can resolve, if it is.
+    pub fn unresolved(&self, probe_units: u64, units: u64, confidence: f64) -> Option<Unsupported> {
+        let hidden = Self::growth_at(self.hidden_slope(self.sxx, confidence), probe_units, units);
+        if hidden.is_nan() || hidden <= MAX_HIDDEN_GROWTH {
+            return None;
+        }
+        // The same runs probed to k units: Σ (i - ī)² grows as one run's does.
+        let per_run = Self::run_sxx(probe_units).max(f64::MIN_POSITIVE);
+        let settles = |k: u64| {
+            let sxx = self.sxx * Self::run_sxx(k) / per_run;
+            Self::growth_at(self.hidden_slope(sxx, confidence), k, units) <= MAX_HIDDEN_GROWTH
+        };
+        // The hidden growth falls as k rises (more units, a shorter distance),
+        // and is 0 at k = N: bisect for the first k that settles it.
+        let (mut lo, mut hi) = (probe_units, units);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if settles(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Some(Unsupported::TrendUnresolved {
+            hidden_growth: hidden,
+            unit_noise: self.unit_noise,
+            settle_units: hi,
+        })
+    }
 }
 
 /// Fewest units in the longest probed run for `calib fit` to test how its
@@ -125,14 +224,21 @@ pub const MIN_TREND_UNITS: u64 = 10;
 pub const MAX_BLIND_EXTRAPOLATION: u64 = 4;
 
 impl StratumModel {
-    /// Why the probe cannot support a bound for a run of `units` units, if it
-    /// cannot: what the fit found, or a probe too short for the distance.
-    pub fn support(&self, units: u64) -> Option<Unsupported> {
+    /// Why the probe cannot support a bound at `confidence` for a run of
+    /// `units` units, if it cannot: what the fit found, a probe too short for
+    /// the distance, or a trend its noise could hide that the distance would
+    /// make decisive.
+    pub fn support(&self, units: u64, confidence: f64) -> Option<Unsupported> {
         let h = self.projection.probe_units;
-        self.unsupported.or_else(|| {
-            (h < MIN_TREND_UNITS && units > h.saturating_mul(MAX_BLIND_EXTRAPOLATION))
-                .then_some(Unsupported::ProbeTooShort { probe_units: h })
-        })
+        self.unsupported
+            .or_else(|| {
+                (h < MIN_TREND_UNITS && units > h.saturating_mul(MAX_BLIND_EXTRAPOLATION))
+                    .then_some(Unsupported::ProbeTooShort { probe_units: h })
+            })
+            .or_else(|| {
+                self.resolution
+                    .and_then(|r| r.unresolved(h, units, confidence))
+            })
     }
 }
 
@@ -152,6 +258,15 @@ impl Unsupported {
             Unsupported::ProbeTooShort { probe_units } => format!(
                 "unsupported: the longest probed run has {probe_units} unit(s), too few for calib to test how the cost per unit extrapolates (it fits the early units of a probe and checks the later ones, from {MIN_TREND_UNITS} units on), and the run is {:.0}x longer; probe at least one run to {MIN_TREND_UNITS} units (calib probe --units {MIN_TREND_UNITS}) and fit again",
                 units as f64 / (*probe_units).max(1) as f64
+            ),
+            Unsupported::TrendUnresolved {
+                hidden_growth,
+                unit_noise,
+                settle_units,
+            } => format!(
+                "unsupported: the probe's unit costs scatter by {:.0}% around each run's trend, so a rising trend too small to see in {probe_units} units could make a {units}-unit run {:.1}x as long as one at the probe's level; probe the runs to at least {settle_units} units (calib probe --units {settle_units}) and fit again",
+                unit_noise * 100.0,
+                1.0 + hidden_growth
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
                 "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)"

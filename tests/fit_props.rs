@@ -160,6 +160,7 @@ proptest! {
         let model = StratumModel {
             stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, projection,
             fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None, unsupported: None,
+            resolution: None,
         };
         let mut ns = ns;
         ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);

@@ -174,3 +174,45 @@ fn a_probe_too_short_for_the_distance_is_refused_for_long_runs_only() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The probe length a `probe the runs to at least K units` note names.
+fn settle_units(notes: &str) -> u64 {
+    let at = notes
+        .find("probe the runs to at least ")
+        .unwrap_or_else(|| panic!("no settling length in {notes}"));
+    let rest = &notes[at + "probe the runs to at least ".len()..];
+    rest.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn unit_costs_too_scattered_to_show_a_trend_are_refused_until_the_probe_length_it_names() {
+    // Generations whose cost scatters by about 30% (as a genetic program's
+    // do): 10 of them cannot rule out a rise that would double a 200-unit run.
+    let scatter = |k: u64| [0.6, 1.4, 0.8, 1.2, 1.0, 1.5, 0.7][(k * 3 % 7) as usize];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.csv"), timings(2.0, 10, &scatter)).unwrap();
+
+    let fit = calib(dir.path(), &["fit", "t.csv", "--units", "200"]);
+    assert_eq!(fit.status.code(), Some(0));
+    let warnings = String::from_utf8_lossy(&fit.stderr);
+    assert!(warnings.contains("too small to see"), "{warnings}");
+
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(3), "{doc}");
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "unsupported", "{s}");
+    let needed = settle_units(&s["notes"].to_string());
+    assert!(needed > 10 && needed < 200, "{needed}");
+
+    // The same program probed to the length named: a time, no refusal.
+    std::fs::write(dir.path().join("t.csv"), timings(2.0, needed, &scatter)).unwrap();
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{doc}");
+    assert_ne!(doc["strata"][0]["status"], "unsupported");
+
+    // And the 10-unit probe of a program whose units agree to 2% is budgeted:
+    // the refusal comes from the scatter, not from the distance alone.
+    std::fs::write(dir.path().join("t.csv"), timings(2.0, 10, &|_| 1.0)).unwrap();
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{doc}");
+}

@@ -360,7 +360,12 @@ fn score(
         .map(|run| {
             let (n, actual_s) = run_total(run).expect("held-out runs have points");
             // No model, or one whose probe supports no bound: no budget given.
-            let projection = model.map(|m| (m.project(n, options.confidence), m.support(n)));
+            let projection = model.map(|m| {
+                (
+                    m.project(n, options.confidence),
+                    m.support(n, options.confidence),
+                )
+            });
             let given = projection.as_ref().filter(|(_, support)| support.is_none());
             let figure = |get: fn(&crate::model::Projection) -> f64| {
                 projection.as_ref().map_or(f64::NAN, |(p, _)| get(p))

@@ -220,7 +220,7 @@ fn budget_stratum(
 ) -> Result<StratumBudget> {
     let projection = stratum.project(units, confidence);
     let sane = |x: f64| x.is_finite() && x >= 0.0;
-    let support = stratum.support(units);
+    let support = stratum.support(units, confidence);
     let gives_time = support.is_none() || allow_guess;
     if gives_time
         && !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s))

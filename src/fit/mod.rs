@@ -51,6 +51,7 @@ pub mod divergence;
 pub mod export;
 pub mod lsq;
 pub mod plot;
+pub mod resolution;
 pub mod schema;
 pub mod select;
 pub mod transients;
@@ -474,11 +475,13 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         points: &data.points,
         options,
     });
+    let resolution = resolution::measure(&data.points);
     w.extend(method_warnings(
         display,
         &forms,
         evened.as_ref().map(|(_, found)| found),
         unsupported,
+        resolution.as_ref(),
         data.horizon,
         options,
     ));
@@ -492,6 +495,7 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
         warnings: w.iter().map(|x| x.to_string()).collect(),
         selection: Some(schema::selection_record(&forms.choice)),
         unsupported,
+        resolution,
     };
     model.check().map_err(|defect| {
         Error::input(
@@ -605,12 +609,14 @@ fn projection_params(
 }
 
 /// The warnings about what the method did with this probe: transients
-/// evened out, geometric growth projected, no bound supported.
+/// evened out, geometric growth projected, no bound supported (for the run
+/// of `--units`, when given, also for a trend the probe's noise could hide).
 fn method_warnings(
     display: &str,
     forms: &FormsFit,
     transients: Option<&transients::TransientReport>,
     unsupported: Option<Unsupported>,
+    resolution: Option<&crate::model::TrendResolution>,
     horizon: u64,
     options: &FitOptions,
 ) -> Vec<FitWarning> {
@@ -632,7 +638,13 @@ fn method_warnings(
             probe_units: horizon,
         });
     }
-    if let Some(why) = unsupported {
+    // A trend the noise could hide is judged for the run asked for, as
+    // `calib budget` will judge it; without --units there is no run to judge.
+    let hidden = || {
+        let units = options.units?;
+        resolution?.unresolved(horizon, units, options.confidence)
+    };
+    if let Some(why) = unsupported.or_else(hidden) {
         w.push(FitWarning::Unsupported {
             stratum: display.to_string(),
             why,

@@ -120,6 +120,7 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
     spread(m)?;
     weights(m)?;
     support(m)?;
+    resolution(m)?;
     curve("", &p.chosen, h)?;
     let mut seen = vec![p.chosen.form];
     for (k, alternative) in p.alternatives.iter().enumerate() {
@@ -273,26 +274,54 @@ const MAX_LN_DEVIATION: f64 = 13.8;
 
 /// The figure an `unsupported` record states is a finite, positive number.
 fn support(m: &StratumModel) -> Result<(), Defect> {
-    let (field, value) = match m.unsupported {
-        None => return Ok(()),
-        Some(crate::model::Unsupported::StartupDominated { unit_share }) => {
-            ("unsupported.unit_share", unit_share)
-        }
-        Some(crate::model::Unsupported::Geometric { factor_per_unit }) => {
-            ("unsupported.factor_per_unit", factor_per_unit)
-        }
-        Some(crate::model::Unsupported::ProbeTooShort { .. }) => {
-            return Err(Defect::new(
+    let (field, value) =
+        match m.unsupported {
+            None => return Ok(()),
+            Some(crate::model::Unsupported::StartupDominated { unit_share }) => {
+                ("unsupported.unit_share", unit_share)
+            }
+            Some(crate::model::Unsupported::Geometric { factor_per_unit }) => {
+                ("unsupported.factor_per_unit", factor_per_unit)
+            }
+            Some(
+                crate::model::Unsupported::ProbeTooShort { .. }
+                | crate::model::Unsupported::TrendUnresolved { .. },
+            ) => return Err(Defect::new(
                 "unsupported.reason",
-                "is probe_too_short, which calib decides per request and never writes; expected startup_dominated or geometric",
-            ))
-        }
-    };
+                "is decided per request and never written; expected startup_dominated or geometric",
+            )),
+        };
     if !(value.is_finite() && value >= 0.0) {
         return Err(Defect::new(
             field,
             format!("is {}; expected a finite number, 0 or more", num(value)),
         ));
+    }
+    Ok(())
+}
+
+/// A trend resolution states finite figures: noise ≥ 0, Σ (i - ī)² > 0,
+/// at least one degree of freedom and one run.
+fn resolution(m: &StratumModel) -> Result<(), Defect> {
+    let Some(r) = m.resolution else {
+        return Ok(());
+    };
+    let checks = [
+        ("resolution.unit_noise", r.unit_noise, r.unit_noise >= 0.0),
+        ("resolution.sxx", r.sxx, r.sxx > 0.0),
+        ("resolution.df", r.df, r.df >= 1.0),
+        ("resolution.runs", r.runs as f64, r.runs >= 1),
+    ];
+    for (field, value, valid) in checks {
+        if !(value.is_finite() && valid) {
+            return Err(Defect::new(
+                field,
+                format!(
+                    "is {}; expected a finite number in the documented range",
+                    num(value)
+                ),
+            ));
+        }
     }
     Ok(())
 }

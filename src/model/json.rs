@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::check::{self, Defect};
-use super::{ModelFile, ModelFingerprint, SelectionRecord, StratumModel, Unsupported, SCHEMA};
+use super::{
+    ModelFile, ModelFingerprint, SelectionRecord, StratumModel, TrendResolution, Unsupported,
+    SCHEMA,
+};
 use crate::forms::{Form, Params};
 use crate::projection::{Curve, FitUncertainty, ProjectionParams, RunSpread};
 
@@ -56,6 +59,10 @@ pub struct StratumJson {
     selection: Option<SelectionRecord>,
     #[serde(deserialize_with = "Option::deserialize")]
     unsupported: Option<Unsupported>,
+    /// Added within schema 1: a file without it is not checked for trends
+    /// its noise could hide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resolution: Option<TrendResolution>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -174,6 +181,7 @@ impl From<StratumModel> for StratumJson {
             extrapolation_kappa: p.extrapolation_kappa,
             selection: m.selection,
             unsupported: m.unsupported,
+            resolution: m.resolution,
         }
     }
 }
@@ -298,6 +306,7 @@ impl TryFrom<StratumJson> for StratumModel {
             warnings: s.warnings,
             selection: s.selection,
             unsupported: s.unsupported,
+            resolution: s.resolution,
         };
         check::stratum(&model)?;
         Ok(model)
