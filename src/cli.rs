@@ -52,6 +52,9 @@ pub enum Command {
     /// Hold out whole runs and check how the budget from shorter probes covers them.
     #[command(long_about = commands::backtest::LONG_ABOUT)]
     Backtest(Box<commands::backtest::BacktestArgs>),
+    /// Derive every task's cell, tag and output path from a grid file.
+    #[command(long_about = commands::grid::LONG_ABOUT)]
+    Grid(Box<commands::grid::GridArgs>),
     /// Print the completion script for a shell (bash, zsh, fish, ...).
     Completions(commands::completions::CompletionsArgs),
     /// Print a manual page in roff: calib(1), or one subcommand's.
@@ -69,6 +72,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Budget(args) => commands::budget::run(&args),
         Command::Audit(args) => commands::audit::run(&args),
         Command::Backtest(args) => commands::backtest::run(&args),
+        Command::Grid(args) => commands::grid::run(&args),
         Command::Completions(args) => commands::completions::run(&args),
         Command::Man(args) => commands::man::run(&args),
     }

@@ -1,9 +1,16 @@
-//! Per-stratum sizes: a grid CSV with columns `stratum`, `units` and optionally
-//! `tasks` (the number of array tasks, e.g. seeds, in that stratum).
+//! Per-stratum sizes, from one of two files told apart by the extension:
+//!
+//! * a **campaign grid** (`.toml`, [`crate::campaign::grid`]): each stratum's
+//!   tasks are its cells, its units the grid's `units` (or
+//!   `units_by_stratum`); the same file then derives each task's cell;
+//! * a **sizes CSV** (any other name) with columns `stratum`, `units` and
+//!   optionally `tasks` (the number of array tasks, e.g. seeds, in that
+//!   stratum).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::campaign::grid::CampaignGrid;
 use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 
@@ -24,8 +31,35 @@ pub struct Grid {
     pub sizes: BTreeMap<String, CellSize>,
 }
 
+/// Whether `path` names a campaign grid (TOML) rather than a sizes CSV: by
+/// its extension, `.toml` in any case.
+pub fn is_campaign_grid(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+}
+
 impl Grid {
+    /// The sizes of a campaign grid: per stratum its cells as tasks and its units.
+    pub fn from_campaign(grid: &CampaignGrid) -> Grid {
+        let sizes = grid
+            .strata
+            .iter()
+            .map(|s| {
+                let size = CellSize {
+                    units: s.units,
+                    tasks: Some(s.cells.len() as u64),
+                };
+                (s.stratum.clone(), size)
+            })
+            .collect();
+        Grid { sizes }
+    }
+
+    /// Reads a campaign grid (`.toml`) or a sizes CSV (see the module docs).
     pub fn load(path: &Path) -> Result<Grid> {
+        if is_campaign_grid(path) {
+            return Ok(Grid::from_campaign(&CampaignGrid::load(path)?));
+        }
         let origin = Origin::file(path);
         let bytes = crate::limits::read_file_bounded(path, "the grid")?;
         let text = crate::limits::into_text(bytes, &origin)?;

@@ -7,6 +7,7 @@ pub mod budget;
 pub mod completions;
 pub mod fit;
 pub mod flags;
+pub mod grid;
 pub mod input;
 pub mod man;
 pub mod probe;

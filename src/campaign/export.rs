@@ -1,0 +1,147 @@
+//! What `calib grid` prints: the cells as a table or JSON (`calib grid
+//! show`), and one cell as shell assignments (`calib grid cell`).
+//!
+//! The assignments are read by a job's shell with `eval`, so every value goes
+//! through the one quoter, [`crate::shell::quote`], and every name has been
+//! checked as a harmless shell identifier when the grid was loaded
+//! ([`super::grid::refuse_variable_name`]). Each line is `export NAME=VALUE`:
+//! the variables reach the program the job script runs with `exec` as well as
+//! the script itself.
+
+use std::io;
+
+use serde_json::{json, Map, Value};
+
+use super::grid::{shown_stratum, CampaignGrid, Cell, OUTPUT_VARIABLE, TAG_VARIABLE};
+use crate::output::table::{Align, Table};
+use crate::shell::{comment_text, quote};
+
+/// The assignments of `cell`, one `export NAME=VALUE` line each: the axes in
+/// the grid's order, then `CALIB_TAG` and `CALIB_OUTPUT`.
+pub fn assignments(cell: &Cell) -> String {
+    let mut text = String::new();
+    let pairs = cell
+        .values
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()))
+        .chain([
+            (TAG_VARIABLE, cell.tag.as_str()),
+            (OUTPUT_VARIABLE, cell.output.as_str()),
+        ]);
+    for (name, value) in pairs {
+        text.push_str("export ");
+        text.push_str(name);
+        text.push('=');
+        text.push_str(&quote(value));
+        text.push('\n');
+    }
+    text
+}
+
+/// `calib grid show --format table`: a row per cell, then the arrays.
+pub fn write_table(grid: &CampaignGrid, out: &mut dyn io::Write) -> io::Result<()> {
+    const HEADER: [(&str, Align); 5] = [
+        ("stratum", Align::Left),
+        ("index", Align::Right),
+        ("tag", Align::Left),
+        ("output", Align::Left),
+        ("values", Align::Left),
+    ];
+    let mut table =
+        Table::new(HEADER.iter().map(|(h, _)| h.to_string()).collect()).aligned(|c| HEADER[c].1);
+    for cell in grid.cells() {
+        table.push(vec![
+            shown_stratum(&cell.stratum),
+            cell.index.to_string(),
+            cell.tag.clone(),
+            comment_text(&cell.output),
+            comment_text(&super::grid::describe_values(&cell.values)),
+        ]);
+    }
+    write!(out, "{table}")?;
+    writeln!(out)?;
+    for s in &grid.strata {
+        let units = s
+            .units
+            .map_or_else(|| "units not given".to_string(), |u| format!("{u} units"));
+        writeln!(
+            out,
+            "stratum {}: {} cell{}, --array=0-{}, {units}",
+            shown_stratum(&s.stratum),
+            s.cells.len(),
+            if s.cells.len() == 1 { "" } else { "s" },
+            s.cells.len() - 1
+        )?;
+    }
+    writeln!(
+        out,
+        "\nEach stratum is one array; a task finds its cell with \
+         `calib grid cell {} --stratum STRATUM --index \"$SLURM_ARRAY_TASK_ID\"`.",
+        quote(&grid.origin.to_string())
+    )
+}
+
+/// `calib grid show --format json`.
+pub fn write_json(grid: &CampaignGrid, out: &mut dyn io::Write) -> io::Result<()> {
+    let strata: Vec<Value> = grid
+        .strata
+        .iter()
+        .map(|s| {
+            let cells: Vec<Value> = s
+                .cells
+                .iter()
+                .map(|c| {
+                    let values: Map<String, Value> = c
+                        .values
+                        .iter()
+                        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                        .collect();
+                    json!({"index": c.index, "tag": c.tag, "output": c.output, "values": values})
+                })
+                .collect();
+            json!({
+                "stratum": s.stratum,
+                "units": s.units,
+                "tasks": s.cells.len(),
+                "cells": cells,
+            })
+        })
+        .collect();
+    let axes: Vec<Value> = grid
+        .axes
+        .iter()
+        .map(|a| json!({"name": a.name, "values": a.values}))
+        .collect();
+    let doc = json!({
+        "grid": grid.origin.to_string(),
+        "axes": axes,
+        "stratum_axes": grid.stratum_axes,
+        "output": grid.output_template,
+        "strata": strata,
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Origin;
+
+    #[test]
+    fn assignments_export_every_axis_then_tag_and_output() {
+        let grid = CampaignGrid::parse(
+            "output = \"r/{tag}\"\n[axes]\nseed = [3]\narg = [\"it's $(x)\"]\n",
+            Origin::file("g.toml"),
+        )
+        .unwrap();
+        let cell = grid.cell("", "0").unwrap();
+        let text = assignments(cell);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "export seed=3");
+        assert_eq!(lines[1], r"export arg='it'\''s $(x)'");
+        assert_eq!(lines[2], format!("export CALIB_TAG={}", cell.tag));
+        assert_eq!(lines[3], format!("export CALIB_OUTPUT=r/{}", cell.tag));
+        assert_eq!(lines.len(), 4);
+    }
+}
