@@ -1,5 +1,6 @@
 //! What `calib grid` prints: the cells as a table or JSON (`calib grid
-//! show`), and one cell as shell assignments (`calib grid cell`).
+//! show`), and one cell as shell assignments (`calib grid cell`); and what
+//! `calib stage` prints: the files it wrote, and the trigger's checks.
 //!
 //! The assignments are read by a job's shell with `eval`, so every value goes
 //! through the one quoter, [`crate::shell::quote`], and every name has been
@@ -12,13 +13,14 @@ use std::io;
 
 use serde_json::{json, Map, Value};
 
-use super::grid::{shown_stratum, CampaignGrid, Cell, OUTPUT_VARIABLE, TAG_VARIABLE};
-use crate::output::table::{Align, Table};
+use super::grid::{shown_stratum, CampaignGrid, Cell as GridCell, OUTPUT_VARIABLE, TAG_VARIABLE};
+use super::stage::{Outcome, Staged, Trigger};
+use crate::output::table::{Align, Cell, Table};
 use crate::shell::{comment_text, quote};
 
 /// The assignments of `cell`, one `export NAME=VALUE` line each: the axes in
 /// the grid's order, then `CALIB_TAG` and `CALIB_OUTPUT`.
-pub fn assignments(cell: &Cell) -> String {
+pub fn assignments(cell: &GridCell) -> String {
     let mut text = String::new();
     let pairs = cell
         .values
@@ -121,6 +123,93 @@ pub fn write_json(grid: &CampaignGrid, out: &mut dyn io::Write) -> io::Result<()
     });
     serde_json::to_writer_pretty(&mut *out, &doc)?;
     writeln!(out)
+}
+
+/// `calib stage`: what was written and what to run next.
+pub fn write_staged(staged: &Staged, out: &mut dyn io::Write) -> io::Result<()> {
+    let t = &staged.trigger;
+    writeln!(
+        out,
+        "wrote {}: stage 1, {} tasks of stratum {} at {} units each (the same script and the \
+         same cell derivation as stage 2)",
+        staged.smoke_path.display(),
+        t.tasks.len(),
+        shown_stratum(&t.stratum),
+        t.smoke_units
+    )?;
+    writeln!(
+        out,
+        "wrote {}: the stage-2 trigger, {} checks, and stage 2 ({} arrays), written before stage 1 runs",
+        staged.trigger_path.display(),
+        t.checks.len(),
+        staged.stage2_arrays
+    )?;
+    for check in &t.checks {
+        writeln!(out, "  {}: {}", check.name, comment_text(&check.checks))?;
+    }
+    writeln!(
+        out,
+        "\nStage 1 shows that the pipeline works; what it produces is not a result, nor an estimate of one."
+    )?;
+    writeln!(out, "Next:")?;
+    writeln!(
+        out,
+        "  sh {}                       (prints the smoke's job id)",
+        quote(&staged.smoke_path.to_string_lossy())
+    )?;
+    writeln!(
+        out,
+        "  calib stage check {} --job JOBID   (when both tasks have ended)",
+        quote(&staged.trigger_path.to_string_lossy())
+    )
+}
+
+/// `calib stage check`: each check with pass or FAIL and what was found;
+/// each failure's interpretation; stage 2 when every check passed.
+pub fn write_check(
+    trigger: &Trigger,
+    outcomes: &[Outcome],
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let mut table = Table::new(vec!["check".into(), "result".into(), "found".into()]);
+    for o in outcomes {
+        let result = if o.passed {
+            Cell::from("pass")
+        } else {
+            Cell::styled("FAIL", crate::output::FAILURE)
+        };
+        table.push(vec![
+            Cell::from(o.name.as_str()),
+            result,
+            Cell::from(comment_text(&o.detail)),
+        ]);
+    }
+    write!(out, "{table}")?;
+    let failed: Vec<&Outcome> = outcomes.iter().filter(|o| !o.passed).collect();
+    if !failed.is_empty() {
+        writeln!(out)?;
+        for o in failed {
+            writeln!(out, "FAIL {} ({}):", o.name, comment_text(&o.checks))?;
+            writeln!(out, "  {}", comment_text(&o.if_failed))?;
+        }
+        return writeln!(
+            out,
+            "\nStage 2 is held back: the trigger, written before stage 1 ran, says not to submit it."
+        );
+    }
+    writeln!(
+        out,
+        "\nstage 1 passed: the pipeline works. Its numbers are a check of the machinery, not \
+         results nor estimates of them (stratum {} was smoked at {} units for being cheap).",
+        shown_stratum(&trigger.stratum),
+        trigger.smoke_units
+    )?;
+    writeln!(out, "Stage 2, one array per stratum (from calib budget):\n")?;
+    out.write_all(trigger.stage2.as_bytes())?;
+    if !trigger.stage2.ends_with('\n') {
+        writeln!(out)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

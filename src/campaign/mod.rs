@@ -1,6 +1,7 @@
 //! Campaign mechanics around the budget: the grid file that derives every
-//! task's cell and output path from its array index ([`grid`]), and its
-//! exporters ([`export`]).
+//! task's cell and output path from its array index ([`grid`]), staged
+//! submission with the stage-2 trigger written first ([`stage`]), and what
+//! both print ([`export`]).
 //!
 //! A campaign's cells are the product of its axes (dataset x model x seed);
 //! the stratum axes split them into strata, and each stratum is one array
@@ -11,3 +12,4 @@
 
 pub mod export;
 pub mod grid;
+pub mod stage;

@@ -11,3 +11,4 @@ pub mod grid;
 pub mod input;
 pub mod man;
 pub mod probe;
+pub mod stage;
