@@ -873,6 +873,19 @@ dataset = ["X", "Y"]
     }
 
     #[test]
+    fn the_template_fills_stratum_and_index_and_keeps_doubled_braces() {
+        let grid = parse(
+            "stratum = [\"d\"]\noutput = \"{{x}}/{stratum}/{index}-{seed}.txt\"\n[axes]\nd = [\"a b\"]\nseed = [7, 8]\n",
+        )
+        .unwrap();
+        assert_eq!(grid.cell("d=a b", "1").unwrap().output, "{x}/d-a_b/1-8.txt");
+        for bad in ["a}b", "{", "{seed"] {
+            let text = format!("output = \"{bad}\"\n[axes]\nseed = [1]\n");
+            assert!(parse(&text).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn a_grid_without_stratum_axes_is_one_stratum() {
         let grid = parse("output = \"r/{index}\"\n[axes]\nseed = [5, 6]\n").unwrap();
         assert_eq!(grid.strata.len(), 1);

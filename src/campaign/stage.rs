@@ -550,7 +550,7 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                     unique.dedup();
                     let distinct = all_there && unique.len() == ids.len();
                     let detail = if !all_there {
-                        "not every file exists".to_string()
+                        "cannot tell: not every file exists (see outputs_exist)".to_string()
                     } else if distinct {
                         format!("{} distinct files", ids.len())
                     } else {
