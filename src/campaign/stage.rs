@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
+use crate::atomic::{write_file, IfExists};
 use crate::error::{Error, Origin, Result};
 use crate::shell::quote;
 use crate::slurm::sacct::{JobKind, SacctTable};
@@ -358,6 +359,43 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         trigger,
         stage2_arrays: arrays,
     })
+}
+
+impl Staged {
+    /// Writes the trigger and the smoke submission, each atomically, and
+    /// creates the logs' folder (sbatch does not). Refuses before writing
+    /// either when one exists, and never replaces a file that appeared
+    /// since: a trigger written before stage 1 must stay as it was.
+    pub fn write(&self) -> Result<()> {
+        let files = [
+            (&self.trigger_path, &self.trigger_text),
+            (&self.smoke_path, &self.smoke_text),
+        ];
+        let refuse = |path: &Path| {
+            Error::Refused(format!(
+                "{} already exists; calib stage never overwrites a trigger or a submission (it \
+                 may have run): remove it, or give another --out-dir",
+                path.display()
+            ))
+        };
+        if let Some((path, _)) = files
+            .iter()
+            .find(|(p, _)| std::fs::symlink_metadata(p).is_ok())
+        {
+            return Err(refuse(path));
+        }
+        std::fs::create_dir_all(&self.log_dir)
+            .map_err(|e| Error::io(format!("cannot create {}", self.log_dir.display()), e))?;
+        for (path, text) in files {
+            write_file(path, text.as_bytes(), IfExists::Keep).map_err(|e| match e {
+                Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                    refuse(path)
+                }
+                other => other,
+            })?;
+        }
+        Ok(())
+    }
 }
 
 impl Trigger {

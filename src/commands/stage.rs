@@ -1,11 +1,10 @@
 //! `calib stage`: write the smoke submission and the stage-2 trigger before
 //! anything runs; `calib stage check`: evaluate the trigger afterwards.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::atomic::{write_file, IfExists};
 use crate::audit::SacctQuery;
 use crate::campaign::export;
 use crate::campaign::stage::{evaluate, find_smoke_job, stage, StagePlan, Trigger};
@@ -138,33 +137,6 @@ pub struct CheckArgs {
     pub sacct: Option<String>,
 }
 
-/// Refuses before writing any file when one exists; then writes each
-/// atomically, never over a file that appeared since.
-fn write_new(files: &[(&Path, &str)]) -> Result<()> {
-    let refuse = |path: &Path| {
-        Error::Refused(format!(
-            "{} already exists; calib stage never overwrites a trigger or a submission (it may \
-             have run): remove it, or give another --out-dir",
-            path.display()
-        ))
-    };
-    if let Some((path, _)) = files
-        .iter()
-        .find(|(p, _)| std::fs::symlink_metadata(p).is_ok())
-    {
-        return Err(refuse(path));
-    }
-    for (path, text) in files {
-        write_file(path, text.as_bytes(), IfExists::Keep).map_err(|e| match e {
-            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
-                refuse(path)
-            }
-            other => other,
-        })?;
-    }
-    Ok(())
-}
-
 fn run_plan(args: &PlanArgs) -> Result<i32> {
     // All four are `required`: clap has refused their absence already.
     let (Some(grid), Some(script), Some(stage2), Some(out_dir)) =
@@ -198,12 +170,7 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
     let staged = stage(&plan)?;
-    std::fs::create_dir_all(&staged.log_dir)
-        .map_err(|e| Error::io(format!("cannot create {}", staged.log_dir.display()), e))?;
-    write_new(&[
-        (&staged.trigger_path, &staged.trigger_text),
-        (&staged.smoke_path, &staged.smoke_text),
-    ])?;
+    staged.write()?;
     output::write_result(|out| export::write_staged(&staged, out))?;
     Ok(0)
 }
