@@ -265,6 +265,80 @@ fn capture_then_eval_stops_a_refused_task_and_eval_alone_does_not() {
     );
 }
 
+/// The demo's model (strata dataset=X, Y, Z), fitted into `dir`.
+fn demo_model(dir: &Path) -> std::path::PathBuf {
+    let model = dir.join("model.json");
+    let fit = calib()
+        .args([
+            "fit",
+            "data/trend-probe-60x3.csv",
+            "data/spread-20.csv",
+            "-o",
+        ])
+        .arg(&model)
+        .current_dir(common::repo_file("."))
+        .output()
+        .unwrap();
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    model
+}
+
+/// A campaign grid is the whole campaign: a stratum the model measured but
+/// the grid lacks gets no array (its tasks could derive no cell), and a
+/// note says so; a sizes CSV leaves such a stratum to --units, as before.
+#[test]
+fn budget_leaves_out_strata_the_campaign_grid_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let model = demo_model(here);
+    let toml = write_file(
+        here,
+        "grid.toml",
+        "stratum = [\"dataset\"]\noutput = \"r/{tag}\"\nunits = 100\n[axes]\ndataset = [\"X\", \"Y\"]\nseed = [1, 2]\n",
+    );
+    let csv = write_file(
+        here,
+        "grid.csv",
+        "stratum,units,tasks\ndataset=X,100,2\ndataset=Y,100,2\n",
+    );
+    let strata = |grid: &Path| {
+        let out = calib()
+            .args(["budget", "--model"])
+            .arg(&model)
+            .arg("--grid")
+            .arg(grid)
+            .args([
+                "--units",
+                "100",
+                "--cluster",
+                "narval",
+                "--format",
+                "json",
+                "--partitions",
+            ])
+            .arg(at_repo_file("data/campaign/partitions-narval.txt"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<String> = doc["strata"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["stratum"].as_str().unwrap().to_string())
+            .collect();
+        (names, doc.to_string())
+    };
+    let (names, doc) = strata(&toml);
+    assert_eq!(names, ["dataset=X", "dataset=Y"]);
+    assert!(
+        doc.contains("left out, not in the campaign grid: dataset=Z"),
+        "{doc}"
+    );
+    let (names, _) = strata(&csv);
+    assert_eq!(names, ["dataset=X", "dataset=Y", "dataset=Z"]);
+}
+
 #[test]
 fn budget_takes_tasks_and_units_from_the_grid_and_job_scripts_derive_cells() {
     let dir = tempfile::tempdir().unwrap();
@@ -277,23 +351,7 @@ fn budget_takes_tasks_and_units_from_the_grid_and_job_scripts_derive_cells() {
          [units_by_stratum]\n\"dataset=Z\" = 50\n",
     );
     let partitions = at_repo_file("data/campaign/partitions-narval.txt");
-    let model_args = [
-        "fit",
-        "data/trend-probe-60x3.csv",
-        "data/spread-20.csv",
-        "--units",
-        "100",
-        "-o",
-    ];
-    let model = here.join("model.json");
-    let repo = common::repo_file(".");
-    let fit = calib()
-        .args(model_args)
-        .arg(&model)
-        .current_dir(&repo)
-        .output()
-        .unwrap();
-    assert!(fit.status.success(), "{}", stderr(&fit));
+    let model = demo_model(here);
     let budget = |extra: &[&str]| {
         calib()
             .args(["budget", "--model"])

@@ -29,6 +29,11 @@ pub struct CellSize {
 #[derive(Debug, Clone, Default)]
 pub struct Grid {
     pub sizes: BTreeMap<String, CellSize>,
+    /// The grid is the whole campaign (a campaign grid): the model's other
+    /// strata are left out of the budget, since no task of theirs could
+    /// derive a cell from it. A sizes CSV sizes some strata and leaves the
+    /// rest to --units.
+    pub whole_campaign: bool,
 }
 
 /// Whether `path` names a campaign grid (TOML) rather than a sizes CSV: by
@@ -52,7 +57,10 @@ impl Grid {
                 (s.stratum.clone(), size)
             })
             .collect();
-        Grid { sizes }
+        Grid {
+            sizes,
+            whole_campaign: true,
+        }
     }
 
     /// Reads a campaign grid (`.toml`) or a sizes CSV (see the module docs).
@@ -100,6 +108,7 @@ impl Grid {
         }
         let mut grid = Grid {
             sizes: BTreeMap::new(),
+            whole_campaign: false,
         };
         for record in reader.records() {
             let record = record.map_err(|e| {

@@ -19,7 +19,9 @@
 //! [`ExportContext::grid`]) it also sees `CALIB_GRID`, the grid's absolute
 //! path, and derives its cell with `calib grid cell` ([`cell_derivation`]):
 //! a job script runs the derivation itself before `exec`, the command lines
-//! leave it to the user's script and show the two lines in a comment. A stratum without a submittable time (`over_cap`,
+//! leave it to the user's script and show the two lines in a comment; the
+//! model's strata that the grid lacks are not budgeted (no task of theirs
+//! could derive a cell). A stratum without a submittable time (`over_cap`,
 //! `unsupported`) gets its comment and no live command and no file.
 //!
 //! The text is a shell script, and most of what it shows comes from outside
