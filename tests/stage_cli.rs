@@ -226,6 +226,15 @@ fn a_failed_task_or_a_log_without_the_config_line_fails() {
         "{text}"
     );
 
+    // A task still running is not a failure yet: the check waits for it.
+    let running = check(here, &sacct(80, ["COMPLETED", "RUNNING"]));
+    assert_eq!(running.status.code(), Some(2), "{}", stdout(&running));
+    assert!(
+        stderr(&running).contains("80_1 is RUNNING"),
+        "{}",
+        stderr(&running)
+    );
+
     // The latest smoke array is the one checked: 80 over 79.
     assert!(text.contains("job 80:"), "{text}");
     let both = format!(

@@ -491,6 +491,14 @@ pub fn find_smoke_job(trigger: &Trigger, table: &SacctTable) -> Result<SmokeJob>
         if id.job != job {
             continue;
         }
+        // A task still queued or running has not failed a check yet.
+        if r.state.as_ref().is_some_and(|s| !s.is_finished()) {
+            return Err(Error::Refused(format!(
+                "smoke task {} is {}: check the trigger when both tasks have ended",
+                id.text,
+                r.state.as_ref().map_or("", |s| s.name())
+            )));
+        }
         let state = r
             .state
             .as_ref()
