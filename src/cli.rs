@@ -25,7 +25,7 @@ gives each stratum its own --time and its own array submission.";
 const AFTER_HELP: &str = "\
 Exit status: 0 success; 1 a failure of the system or of a command calib ran; \
 2 bad input, bad usage, or a refusal (the message says what to do); \
-3 calib budget: a stratum cannot fit under any partition's cap. \
+3 calib budget: a stratum cannot fit under any partition's cap; calib stage check: a check failed. \
 calib probe exits with the status of the command it ran.";
 
 #[derive(Debug, Parser)]
@@ -52,6 +52,12 @@ pub enum Command {
     /// Hold out whole runs and check how the budget from shorter probes covers them.
     #[command(long_about = commands::backtest::LONG_ABOUT)]
     Backtest(Box<commands::backtest::BacktestArgs>),
+    /// Derive every task's cell, tag and output path from a grid file.
+    #[command(long_about = commands::grid::LONG_ABOUT)]
+    Grid(Box<commands::grid::GridArgs>),
+    /// Stage a campaign: a two-task smoke, and the stage-2 trigger written first.
+    #[command(long_about = commands::stage::LONG_ABOUT)]
+    Stage(Box<commands::stage::StageArgs>),
     /// Print the completion script for a shell (bash, zsh, fish, ...).
     Completions(commands::completions::CompletionsArgs),
     /// Print a manual page in roff: calib(1), or one subcommand's.
@@ -69,6 +75,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Budget(args) => commands::budget::run(&args),
         Command::Audit(args) => commands::audit::run(&args),
         Command::Backtest(args) => commands::backtest::run(&args),
+        Command::Grid(args) => commands::grid::run(&args),
+        Command::Stage(args) => commands::stage::run(&args),
         Command::Completions(args) => commands::completions::run(&args),
         Command::Man(args) => commands::man::run(&args),
     }

@@ -3,7 +3,8 @@
 //! Exit statuses (documented in `calib --help`):
 //! 0 success; 1 a failure of the machine or of a command calib ran;
 //! 2 bad input, bad usage or a refusal (the message says what to do);
-//! 3 `calib budget`: some stratum cannot fit under any partition's cap.
+//! 3 `calib budget`: some stratum cannot fit under any partition's cap;
+//! `calib stage check`: a check of the stage-2 trigger failed.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,8 @@ pub(crate) const EXIT_INPUT: i32 = 2;
 pub(crate) const EXIT_FAILURE: i32 = 1;
 /// Exit status of `calib budget` when a stratum is `over_cap`.
 pub(crate) const EXIT_OVER_CAP: i32 = 3;
+/// Exit status of `calib stage check` when a check of the trigger fails.
+pub(crate) const EXIT_CHECK_FAILED: i32 = 3;
 
 /// Where a piece of input came from, for messages: a file, stdin, or an argument.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -226,6 +226,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
             unit_name: comment_only.clone(),
             created_at: comment_only.clone(),
             name_partition: true,
+            grid: None,
         };
         let mut bytes = Vec::new();
         Format::Sbatch
@@ -371,6 +372,7 @@ fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
             unit_name: comment_only.clone(),
             created_at: comment_only.clone(),
             name_partition: true,
+            grid: None,
         };
 
         // One script: the over-cap stratum gets none.
@@ -484,6 +486,7 @@ fn strata_with_the_same_job_name_get_files_of_their_own() {
         unit_name: "unit".into(),
         created_at: "now".into(),
         name_partition: false,
+        grid: None,
     };
     let scripts = job_scripts(&budget, &context, Path::new("jobs"));
     let names: Vec<String> = scripts
@@ -629,4 +632,127 @@ fn a_grid_file_with_a_control_character_in_a_stratum_is_refused() {
         .unwrap();
     let grid_name = grid.display().to_string();
     assert_refused(&out, &[&grid_name]);
+}
+
+/// A stand-in for calib in a job script's cell derivation: records its
+/// arguments, NUL-separated, to `log`, and prints one assignment to eval.
+fn stub_calib(path: &Path, log: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > '{}'\necho \"export seed='4 2'\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// With a campaign grid, the job scripts derive each task's cell by running
+/// calib on the grid file: both paths come from the user's disk. Hostile
+/// paths still give scripts that parse, run exactly that calib with exactly
+/// that grid path, the stratum and the index, and pass the cell on; the
+/// command lines hand sbatch the grid's path intact in `--export`.
+#[test]
+fn hostile_grid_and_calib_paths_reach_the_cell_derivation_intact() {
+    use calib::budget::export::GridDerivation;
+    require_bash();
+    let dir = tempfile::tempdir().unwrap();
+    let honest = honest_budget();
+    let sentinel = dir.path().join("pwned");
+    let bin = dir.path().join("bin");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    for (i, hostile) in corpus(&sentinel).iter().enumerate() {
+        let case = format!("case {i} {hostile:?}");
+        let fake_calib = dir
+            .path()
+            .join(format!("calib{i}"))
+            .join(file_name_of(hostile));
+        let calib_log = dir.path().join(format!("calib{i}.log"));
+        stub_calib(&fake_calib, &calib_log);
+        let user_script = dir.path().join(format!("user{i}.sh"));
+        let job_log = dir.path().join(format!("job{i}.log"));
+        std::fs::write(
+            &user_script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\0' \"$CALIB_GRID\" \"$seed\" > '{}'\n",
+                job_log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&user_script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let grid_path = format!("/grids/{}/g.toml", file_name_of(hostile));
+        let script_dir = dir.path().join(format!("jobs{i}"));
+        let mut context = ExportContext {
+            script: user_script.to_str().unwrap().to_string(),
+            script_dir: Some(script_dir.clone()),
+            time_min: false,
+            unit_name: "unit".into(),
+            created_at: "now".into(),
+            name_partition: true,
+            grid: Some(GridDerivation {
+                calib: fake_calib.to_str().unwrap().to_string(),
+                grid: grid_path.clone(),
+            }),
+        };
+        let scripts = job_scripts(&honest, &context, &script_dir);
+        let job = &scripts[0];
+        std::fs::create_dir_all(&script_dir).unwrap();
+        std::fs::write(&job.path, &job.text).unwrap();
+        assert_bash_parses(&job.path, &job.text, &case);
+        let submission = Submission::new(dir.path(), i, &bin, "");
+        let ran = submission
+            .run(&job.path, &path)
+            .env("SLURM_ARRAY_TASK_ID", "7")
+            .env_remove("CALIB_GRID")
+            .output()
+            .unwrap();
+        assert!(
+            ran.status.success(),
+            "{case}: {}\n{}",
+            stderr(&ran),
+            job.text
+        );
+        let split = |p: &Path| {
+            let text = String::from_utf8(std::fs::read(p).unwrap()).unwrap();
+            let mut words: Vec<String> = text.split('\0').map(String::from).collect();
+            assert_eq!(words.pop().as_deref(), Some(""), "NUL-terminated");
+            words
+        };
+        assert_eq!(
+            split(&calib_log),
+            [
+                "grid",
+                "cell",
+                &grid_path,
+                "--stratum",
+                "bench=sim",
+                "--index",
+                "7"
+            ],
+            "{case}\n{}",
+            job.text
+        );
+        assert_eq!(split(&job_log), [grid_path.as_str(), "4 2"], "{case}");
+
+        // The command lines: sbatch gets the grid path intact in --export.
+        context.script_dir = None;
+        let mut bytes = Vec::new();
+        Format::Sbatch
+            .exporter()
+            .export(&honest, &context, &mut bytes)
+            .unwrap();
+        let printed = String::from_utf8(bytes).unwrap();
+        let lines = Submission::new(dir.path(), 1000 + i, &bin, &printed);
+        let ran = lines.run(&lines.file, &path).output().unwrap();
+        assert!(ran.status.success(), "{case}: {}\n{printed}", stderr(&ran));
+        let call = calls(&lines.log).pop().unwrap();
+        let export = call.iter().find(|a| a.starts_with("--export=")).unwrap();
+        assert!(
+            export.ends_with(&format!(",CALIB_GRID={grid_path}")),
+            "{case}: {export}"
+        );
+        assert!(!sentinel.exists(), "{case}: the payload ran");
+    }
 }

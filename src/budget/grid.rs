@@ -1,9 +1,16 @@
-//! Per-stratum sizes: a grid CSV with columns `stratum`, `units` and optionally
-//! `tasks` (the number of array tasks, e.g. seeds, in that stratum).
+//! Per-stratum sizes, from one of two files told apart by the extension:
+//!
+//! * a **campaign grid** (`.toml`, [`crate::campaign::grid`]): each stratum's
+//!   tasks are its cells, its units the grid's `units` (or
+//!   `units_by_stratum`); the same file then derives each task's cell;
+//! * a **sizes CSV** (any other name) with columns `stratum`, `units` and
+//!   optionally `tasks` (the number of array tasks, e.g. seeds, in that
+//!   stratum).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::campaign::grid::CampaignGrid;
 use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 
@@ -22,10 +29,45 @@ pub struct CellSize {
 #[derive(Debug, Clone, Default)]
 pub struct Grid {
     pub sizes: BTreeMap<String, CellSize>,
+    /// The grid is the whole campaign (a campaign grid): the model's other
+    /// strata are left out of the budget, since no task of theirs could
+    /// derive a cell from it. A sizes CSV sizes some strata and leaves the
+    /// rest to --units.
+    pub whole_campaign: bool,
+}
+
+/// Whether `path` names a campaign grid (TOML) rather than a sizes CSV: by
+/// its extension, `.toml` in any case.
+pub fn is_campaign_grid(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }
 
 impl Grid {
+    /// The sizes of a campaign grid: per stratum its cells as tasks and its units.
+    pub fn from_campaign(grid: &CampaignGrid) -> Grid {
+        let sizes = grid
+            .strata
+            .iter()
+            .map(|s| {
+                let size = CellSize {
+                    units: s.units,
+                    tasks: Some(s.cells.len() as u64),
+                };
+                (s.stratum.clone(), size)
+            })
+            .collect();
+        Grid {
+            sizes,
+            whole_campaign: true,
+        }
+    }
+
+    /// Reads a campaign grid (`.toml`) or a sizes CSV (see the module docs).
     pub fn load(path: &Path) -> Result<Grid> {
+        if is_campaign_grid(path) {
+            return Ok(Grid::from_campaign(&CampaignGrid::load(path)?));
+        }
         let origin = Origin::file(path);
         let bytes = crate::limits::read_file_bounded(path, "the grid")?;
         let text = crate::limits::into_text(bytes, &origin)?;
@@ -66,6 +108,7 @@ impl Grid {
         }
         let mut grid = Grid {
             sizes: BTreeMap::new(),
+            whole_campaign: false,
         };
         for record in reader.records() {
             let record = record.map_err(|e| {

@@ -162,7 +162,14 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         )));
     }
     let mut strata = Vec::with_capacity(model.strata.len());
+    let mut left_out = Vec::new();
     for stratum in &model.strata {
+        if let Some(grid) = options.grid.as_ref().filter(|g| g.whole_campaign) {
+            if !grid.sizes.contains_key(&stratum.stratum) {
+                left_out.push(stratum.stratum.as_str());
+                continue;
+            }
+        }
         let size = options
             .grid
             .as_ref()
@@ -190,6 +197,12 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         )?);
     }
     let mut notes = Vec::new();
+    if !left_out.is_empty() {
+        notes.push(format!(
+            "left out, not in the campaign grid: {} (the model measured them; the grid's arrays have no cell for them)",
+            left_out.join(", ")
+        ));
+    }
     match &provenance {
         Provenance::Estimate(text) => notes.push(text.clone()),
         Provenance::Unchecked => notes.push(

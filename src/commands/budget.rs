@@ -8,8 +8,8 @@ use clap::Args;
 use regex::Regex;
 
 use crate::atomic::{write_file, IfExists};
-use crate::budget::export::{job_scripts, ExportContext, Format};
-use crate::budget::grid::MAX_COUNT;
+use crate::budget::export::{job_scripts, ExportContext, Format, GridDerivation};
+use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
 use crate::commands::input::read_text_argument;
@@ -47,7 +47,11 @@ rests on and one `sbatch --array` line carrying every option; with --script-dir,
 script per stratum and the `sbatch FILE` lines. Every task sees CALIB_STRATUM and \
 CALIB_UNITS.
 
-The grid CSV sizes each stratum: columns stratum, units and/or tasks, e.g.
+The grid sizes each stratum. A campaign grid (grid.toml, `calib grid --help`) gives \
+each stratum its cells as array tasks and its units; with --format sbatch, each task \
+then derives its cell with `calib grid cell` (job scripts run it themselves; the \
+command lines export CALIB_GRID for your script). A sizes CSV has columns stratum, \
+units and/or tasks, e.g.
   stratum,units,tasks
   \"dataset=A,model=7B\",100,3";
 
@@ -69,7 +73,11 @@ pub struct BudgetArgs {
     #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub units: Option<u64>,
 
-    /// A CSV giving per-stratum `units` and/or `tasks` (columns: stratum,units,tasks).
+    /// Per-stratum sizes, told apart by the extension: a campaign grid (.toml,
+    /// see `calib grid --help`) gives each stratum its cells as tasks and its
+    /// units, and in the sbatch format each task derives its cell from it with
+    /// `calib grid cell`; any other file is a sizes CSV (columns
+    /// stratum,units,tasks).
     #[arg(long, value_name = "FILE")]
     pub grid: Option<PathBuf>,
 
@@ -228,6 +236,36 @@ fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path)
     Ok(())
 }
 
+/// With a campaign grid and the sbatch format: the absolute paths a task
+/// needs to derive its cell (this calib, the grid), so that a job submitted
+/// from any folder finds them. A grid path with a comma is refused: sbatch's
+/// `--export` would split it.
+fn grid_derivation(args: &BudgetArgs) -> Result<Option<GridDerivation>> {
+    let Some(path) = args.grid.as_deref().filter(|p| is_campaign_grid(p)) else {
+        return Ok(None);
+    };
+    if args.format != Format::Sbatch {
+        return Ok(None);
+    }
+    let absolute = |p: &Path, what: &str| {
+        std::path::absolute(p)
+            .map(|p| p.to_string_lossy().into_owned())
+            .map_err(|e| Error::Refused(format!("{what} {}: {e}", p.display())))
+    };
+    let grid = absolute(path, "--grid")?;
+    if grid.contains(',') {
+        return Err(Error::Refused(format!(
+            "--grid {grid}: the path holds a comma, which sbatch's --export would split; move or rename the grid file"
+        )));
+    }
+    let calib = std::env::current_exe()
+        .map_err(|e| Error::io("cannot find calib's own path for the job scripts", e))?;
+    Ok(Some(GridDerivation {
+        calib: absolute(&calib, "calib's path")?,
+        grid,
+    }))
+}
+
 pub fn run(args: &BudgetArgs) -> Result<i32> {
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave job scripts behind.
@@ -283,6 +321,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             NamePartition::Never => false,
             NamePartition::Auto => !selection.is_one_bucket_family(),
         },
+        grid: grid_derivation(args)?,
     };
     if let Some(dir) = &context.script_dir {
         write_job_scripts(&plan, &context, dir)?;

@@ -1,6 +1,7 @@
 //! `calib man`: the manual pages in roff, generated from the clap definitions
 //! (the same text as `--help`), one page per command as git and cargo have
-//! them: calib(1), calib-probe(1), calib-fit(1), ...
+//! them: calib(1), calib-probe(1), calib-fit(1), ..., and one per nested
+//! subcommand (calib-grid-show(1)).
 //!
 //! The pages in `docs/man/` are `calib man --out-dir docs/man`, checked in; a
 //! test (tests/cli_docs.rs) fails when they differ from what it writes now.
@@ -47,7 +48,7 @@ pub fn run(args: &ManArgs) -> Result<i32> {
             ));
         }
         let mut pages = vec![page(command.clone())];
-        pages.extend(command.get_subcommands().cloned().map(page));
+        pages.extend(nested(&command).into_iter().map(page));
         for man in pages {
             let mut roff = Vec::new();
             man.render(&mut roff)
@@ -75,6 +76,15 @@ fn built_command() -> clap::Command {
     let mut command = Cli::command().disable_help_subcommand(true);
     command.build();
     command
+}
+
+/// Every subcommand, and theirs (`calib grid show`): each has a page of its
+/// own, which its parent's page lists (`calib-grid-show(1)`).
+fn nested(command: &clap::Command) -> Vec<clap::Command> {
+    command
+        .get_subcommands()
+        .flat_map(|sub| std::iter::once(sub.clone()).chain(nested(sub)))
+        .collect()
 }
 
 /// A page that names the release it documents (clap gives subcommands none).

@@ -7,6 +7,8 @@ pub mod budget;
 pub mod completions;
 pub mod fit;
 pub mod flags;
+pub mod grid;
 pub mod input;
 pub mod man;
 pub mod probe;
+pub mod stage;

@@ -269,7 +269,8 @@ pub const LAB_SINFO: &str = "tests/data/slurm/lab-sinfo-P-l.txt";
 /// (stratum `dataset=X`, 2 runs of 30 units of a cost that grows), the same
 /// rows as `timings.csv`, a foreign table `runs.csv` (columns run, dataset,
 /// model, epoch and seconds per epoch), the lab's partitions as
-/// `partitions.txt`, a grid `grid.csv`, a job script `train.sh`, and in
+/// `partitions.txt`, a sizes grid `grid.csv` and a campaign grid `grid.toml`
+/// (stratum `dataset=X,model=7B`, 3 seeds), a job script `train.sh`, and in
 /// `bin/` a `sinfo` that prints the lab's partitions (for
 /// [`run_shell_line`]).
 pub fn example_folder() -> tempfile::TempDir {
@@ -292,6 +293,12 @@ pub fn example_folder() -> tempfile::TempDir {
     write_file(here, "runs.csv", runs);
     write_file(here, "partitions.txt", repo_text(LAB_SINFO));
     write_file(here, "grid.csv", "stratum,units,tasks\ndataset=X,100,3\n");
+    write_file(
+        here,
+        "grid.toml",
+        "stratum = [\"dataset\", \"model\"]\noutput = \"results/{tag}.jsonl\"\nunits = 100\n\
+         [axes]\ndataset = [\"X\"]\nmodel = [\"7B\"]\nseed = [0, 1, 2]\n",
+    );
     write_file(
         here,
         "train.sh",

@@ -7,7 +7,7 @@ mod table;
 
 pub use self::csv::CsvExporter;
 pub use self::json::JsonExporter;
-pub use self::sbatch::{job_scripts, JobScript, SbatchExporter};
+pub use self::sbatch::{cell_derivation, job_scripts, JobScript, SbatchExporter};
 pub use self::table::TableExporter;
 
 use super::Budget;
@@ -31,6 +31,18 @@ pub struct ExportContext {
     /// are one family of time buckets, which clusters route by `--time` (the
     /// Alliance's `_b1`..`_b6`: naming a bucket there only pins what routing does).
     pub name_partition: bool,
+    /// With a campaign grid (`--grid FILE.toml`): how each task derives its
+    /// cell with `calib grid cell` instead of a hand-written mapping.
+    pub grid: Option<GridDerivation>,
+}
+
+/// The two absolute paths a task needs to derive its cell: the calib that
+/// made the budget and the grid file. The command lines export the grid as
+/// `CALIB_GRID`; a job script also runs the derivation itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridDerivation {
+    pub calib: String,
+    pub grid: String,
 }
 
 /// One output format. Writes go straight to `out` and their errors come back

@@ -15,7 +15,13 @@
 //!
 //! Either way a task sees `CALIB_STRATUM` (the stratum, `,` written `;`:
 //! sbatch's `--export` splits on commas, and both forms give the same value)
-//! and `CALIB_UNITS`. A stratum without a submittable time (`over_cap`,
+//! and `CALIB_UNITS`. With a campaign grid (`--grid FILE.toml`,
+//! [`ExportContext::grid`]) it also sees `CALIB_GRID`, the grid's absolute
+//! path, and derives its cell with `calib grid cell` ([`cell_derivation`]):
+//! a job script runs the derivation itself before `exec`, the command lines
+//! leave it to the user's script and show the two lines in a comment; the
+//! model's strata that the grid lacks are not budgeted (no task of theirs
+//! could derive a cell). A stratum without a submittable time (`over_cap`,
 //! `unsupported`) gets its comment and no live command and no file.
 //!
 //! The text is a shell script, and most of what it shows comes from outside
@@ -30,7 +36,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use super::{job_comment, job_name, ExportContext, Exporter};
+use super::{job_comment, job_name, ExportContext, Exporter, GridDerivation};
 use crate::budget::{Budget, Status, StratumBudget};
 use crate::output::human_duration;
 use crate::shell::{comment_text, directive_word, quote};
@@ -196,17 +202,38 @@ fn stratum_variable(s: &StratumBudget) -> String {
     s.stratum.replace(',', ";")
 }
 
+/// The variable that carries the grid file's path to a task.
+pub const GRID_VARIABLE: &str = "CALIB_GRID";
+
+/// The two lines with which a task derives its cell from the grid: capture
+/// `calib grid cell`'s assignments and stop (exit 3) when it refuses, then
+/// eval them. Not `eval "$(...)"`: eval would discard the refusal's status
+/// and run the task with no cell. `calib` is the word that runs calib
+/// (already quoted).
+pub fn cell_derivation(calib: &str) -> [String; 2] {
+    [
+        format!(
+            "cell=$({calib} grid cell \"${GRID_VARIABLE}\" --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") || exit 3"
+        ),
+        "eval \"$cell\"".to_string(),
+    ]
+}
+
 /// The one `sbatch` command of a stratum, every option on it.
 fn command_line(s: &StratumBudget, context: &ExportContext) -> String {
     let mut words = vec!["sbatch".to_string()];
     for (name, value) in options(s, context) {
         words.push(format!("--{name}={}", quote(&value)));
     }
-    let exports = format!(
+    let mut exports = format!(
         "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
         stratum_variable(s),
         s.units
     );
+    if let Some(GridDerivation { grid, .. }) = &context.grid {
+        // The caller refuses a grid path with a comma, which --export would split.
+        let _ = write!(exports, ",{GRID_VARIABLE}={grid}");
+    }
     words.push(format!("--export={}", quote(&exports)));
     words.push(script_argument(&context.script));
     words.join(" ")
@@ -228,6 +255,24 @@ fn preamble(out: &mut String, budget: &Budget, context: &ExportContext, what: &s
     }
     for note in &budget.notes {
         comment(out, &format!("NOTE: {note}"));
+    }
+    if let Some(derivation) = &context.grid {
+        comment(
+            out,
+            &format!(
+                "each task's cell comes from the grid {}: {GRID_VARIABLE} is exported, and the array runs exactly its cells",
+                derivation.grid
+            ),
+        );
+        if context.script_dir.is_none() {
+            comment(
+                out,
+                "your script derives its cell first, with these two lines:",
+            );
+            for line in cell_derivation("calib") {
+                comment(out, &format!("  {line}"));
+            }
+        }
     }
 }
 
@@ -344,6 +389,13 @@ pub fn job_scripts(budget: &Budget, context: &ExportContext, dir: &Path) -> Vec<
         directive(&mut text, "export", "ALL");
         let _ = writeln!(text, "export CALIB_STRATUM={}", quote(&stratum_variable(s)));
         let _ = writeln!(text, "export CALIB_UNITS={}", s.units);
+        if let Some(derivation) = &context.grid {
+            let _ = writeln!(text, "export {GRID_VARIABLE}={}", quote(&derivation.grid));
+            for line in cell_derivation(&exec_argument(&derivation.calib)) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
         let _ = writeln!(text, "exec {} \"$@\"", exec_argument(&context.script));
         scripts.push(JobScript {
             stratum: k,

@@ -1,0 +1,727 @@
+//! Staging a campaign: a cheap smoke array first, and the stage-2 trigger
+//! written down before it runs (`calib stage`), then the trigger evaluated
+//! against sacct and the smoke's artifacts (`calib stage check`).
+//!
+//! What stage 1 is for: it exercises the machinery the real arrays will use
+//! (the same script, the same `calib grid cell` derivation of tags and output
+//! paths, the same grid file) at minimum scale: two tasks of one stratum, a
+//! few units each. Two, because one task cannot collide with anything. Its
+//! numbers say that the pipeline works; they are not results, nor estimates
+//! of results (the smoke stratum is chosen for being cheap, which makes it the
+//! least representative one).
+//!
+//! Why the trigger is a file written first: afterwards one rationalises
+//! whatever stage 1 shows. The file holds the exact checks, each with its
+//! failure interpretation in words, and the stage-2 submission (what `calib
+//! budget --grid GRID --format sbatch` printed), which `calib stage check`
+//! prints only when every check passes:
+//!
+//! - `completed`: every smoke task is COMPLETED in sacct;
+//! - `outputs_exist`: each task's output path (from the grid) exists;
+//! - `outputs_distinct`: the files are distinct files (not one file under
+//!   two names);
+//! - `records`: each file holds exactly the expected number of records
+//!   (non-empty lines), each containing every expected field text;
+//! - `log_line`: each task's log holds the line `calib grid cell` wrote for
+//!   its cell (the derived config line), so the log can be traced to the cell.
+//!
+//! Assumptions: the smoke tasks run in the folder `calib stage` ran in (the
+//! submission says `--chdir`), so relative output paths resolve there; their
+//! logs go where the submission's `--output` says (`%A` the array's job id,
+//! `%a` the task index); the smoke job is found in sacct by its job name, the
+//! latest such array when several were submitted.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::grid::{cell_log_line, CampaignGrid, StratumCells};
+use crate::atomic::{write_file, IfExists};
+use crate::error::{Error, Origin, Result};
+use crate::shell::quote;
+use crate::slurm::sacct::{JobKind, SacctTable};
+
+/// The checks a trigger may hold, by name.
+pub const CHECKS: [&str; 5] = [
+    "completed",
+    "outputs_exist",
+    "outputs_distinct",
+    "records",
+    "log_line",
+];
+
+/// One smoke task: what it must leave behind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmokeTask {
+    pub index: u64,
+    pub tag: String,
+    /// The cell's output path, as the grid derives it.
+    pub output: String,
+    /// The line `calib grid cell` writes to the task's log.
+    pub log_line: String,
+}
+
+/// One check of the trigger: what it checks and what a failure means.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    pub name: String,
+    pub checks: String,
+    pub if_failed: String,
+}
+
+/// The stage-2 trigger file (TOML).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trigger {
+    pub about: String,
+    pub calib_version: String,
+    pub created_at: String,
+    /// The grid file, absolute.
+    pub grid: String,
+    /// Where the smoke tasks run (absolute): relative outputs resolve here.
+    pub workdir: String,
+    pub stratum: String,
+    pub smoke_job_name: String,
+    pub smoke_units: u64,
+    /// The smoke logs (absolute), `%A` the job id, `%a` the task index.
+    pub log_pattern: String,
+    /// Records (non-empty lines) each output file must hold.
+    pub records: u64,
+    /// Texts each record must contain.
+    pub fields: Vec<String>,
+    /// The stage-2 submission, printed when every check passes.
+    pub stage2: String,
+    pub tasks: Vec<SmokeTask>,
+    pub checks: Vec<Check>,
+}
+
+/// What `calib stage` was asked for.
+#[derive(Debug, Clone)]
+pub struct StagePlan {
+    /// The grid file as given.
+    pub grid_path: PathBuf,
+    /// The user's batch script (the same as stage 2's).
+    pub script: String,
+    /// The stage-2 submission: `calib budget --grid GRID --format sbatch` output.
+    pub stage2: String,
+    pub stage2_origin: Origin,
+    pub out_dir: PathBuf,
+    /// The smoke stratum; default the first with two cells or more.
+    pub stratum: Option<String>,
+    pub smoke_units: u64,
+    /// The smoke's `--time`, as sbatch reads it.
+    pub smoke_time: String,
+    pub records: u64,
+    pub fields: Vec<String>,
+    pub created_at: String,
+}
+
+/// The files `calib stage` writes.
+#[derive(Debug, Clone)]
+pub struct Staged {
+    pub smoke_path: PathBuf,
+    pub smoke_text: String,
+    pub trigger_path: PathBuf,
+    pub trigger_text: String,
+    pub log_dir: PathBuf,
+    pub trigger: Trigger,
+    /// The stage-2 arrays (its `sbatch` lines).
+    pub stage2_arrays: usize,
+}
+
+fn absolute(path: &Path, what: &str) -> Result<String> {
+    std::path::absolute(path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| Error::Refused(format!("{what} {}: {e}", path.display())))
+}
+
+/// The words of a failure, as the trigger states them (the seed's own for
+/// the outputs: a missing file means the identifier is not reaching the code).
+fn standard_checks(tasks: usize, records: u64, fields: &[String]) -> Vec<Check> {
+    let fields_text = if fields.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", each containing {}",
+            fields
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )
+    };
+    vec![
+        Check {
+            name: "completed".into(),
+            checks: format!("all {tasks} smoke tasks are COMPLETED in sacct"),
+            if_failed: "A smoke task did not complete: the script, its environment or the cell \
+                derivation fails before any result exists, and every task of stage 2 would fail \
+                the same way. Read the task's log; fix that first."
+                .into(),
+        },
+        Check {
+            name: "outputs_exist".into(),
+            checks: "each task's output path, derived from the grid, exists".into(),
+            if_failed: "If only one file exists, the identifier is not reaching the code and the \
+                real array would clobber itself: fix that first. If none exists, the program does \
+                not write where the grid says ($CALIB_OUTPUT)."
+                .into(),
+        },
+        Check {
+            name: "outputs_distinct".into(),
+            checks: "the output files are distinct files".into(),
+            if_failed: "Two tasks' paths lead to one file (a link): the tasks would overwrite \
+                each other's results in stage 2."
+                .into(),
+        },
+        Check {
+            name: "records".into(),
+            checks: format!(
+                "each output file holds exactly {records} record{} (non-empty lines){fields_text}",
+                if records == 1 { "" } else { "s" }
+            ),
+            if_failed: "More records than expected: another task wrote into this file (two tasks, \
+                one path), so the identifier is not reaching the code. Fewer, or a missing field: \
+                the program did not finish its minimum run, or writes another format than the \
+                analysis expects."
+                .into(),
+        },
+        Check {
+            name: "log_line".into(),
+            checks: "each task's log holds the config line `calib grid cell` derived for it".into(),
+            if_failed: "The log does not show the derived config line: the script does not derive \
+                its cell with calib grid cell (a hand-written mapping may be in use), or its stderr \
+                goes elsewhere; no log could then be traced back to its cell."
+                .into(),
+        },
+    ]
+}
+
+/// The smoke stratum: the one asked for, or the first with two cells.
+fn smoke_stratum<'g>(grid: &'g CampaignGrid, asked: Option<&str>) -> Result<&'g StratumCells> {
+    let two = || {
+        grid.strata
+            .iter()
+            .filter(|s| s.cells.len() >= 2)
+            .map(|s| super::grid::shown_stratum(&s.stratum))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let chosen = match asked {
+        Some(text) => grid.stratum(text)?,
+        None => grid
+            .strata
+            .iter()
+            .find(|s| s.cells.len() >= 2)
+            .ok_or_else(|| {
+                Error::Refused(format!(
+                    "no stratum of {} has two cells: a smoke of one task cannot test that tags and \
+                     output paths do not collide; add a second value to an axis outside the stratum",
+                    grid.origin
+                ))
+            })?,
+    };
+    if chosen.cells.len() < 2 {
+        return Err(Error::Refused(format!(
+            "stratum {} has one cell: a smoke of one task cannot collide with anything; choose a \
+             stratum with two cells or more: {}",
+            super::grid::shown_stratum(&chosen.stratum),
+            two()
+        )));
+    }
+    Ok(chosen)
+}
+
+/// Builds the smoke submission and the trigger (nothing is written here).
+pub fn stage(plan: &StagePlan) -> Result<Staged> {
+    let grid = CampaignGrid::load(&plan.grid_path)?;
+    let grid_abs = absolute(&plan.grid_path, "the grid")?;
+    if grid_abs.contains(',') {
+        return Err(Error::Refused(format!(
+            "the grid path {grid_abs} holds a comma, which sbatch's --export would split; move or rename it"
+        )));
+    }
+    // Stage 2 must be this grid's submission: budget writes its absolute path.
+    let arrays = plan
+        .stage2
+        .lines()
+        .filter(|l| l.starts_with("sbatch "))
+        .count();
+    if arrays == 0 || !plan.stage2.contains(&grid_abs) {
+        return Err(Error::input(
+            plan.stage2_origin.clone(),
+            None,
+            format!(
+                "expected the stage-2 submission of this grid: the output of `calib budget --grid {} \
+                 --format sbatch --script ...` (its sbatch lines name the grid {grid_abs})",
+                quote(&plan.grid_path.to_string_lossy())
+            ),
+        ));
+    }
+    let stratum = smoke_stratum(&grid, plan.stratum.as_deref())?;
+    let workdir = absolute(Path::new("."), "the working folder")?;
+    let out_dir = absolute(&plan.out_dir, "--out-dir")?;
+    let log_dir = PathBuf::from(&out_dir).join("logs");
+    let log_pattern = log_dir
+        .join("smoke-%A_%a.out")
+        .to_string_lossy()
+        .into_owned();
+    let script = absolute(Path::new(&plan.script), "--script")?;
+    let slug = crate::stratum::Stratum::parse(&stratum.stratum)
+        .map(|s| s.slug())
+        .unwrap_or_else(|_| "all".into());
+    let job_name = format!("calib-smoke-{slug}");
+    let tasks: Vec<SmokeTask> = stratum.cells[..2]
+        .iter()
+        .map(|c| SmokeTask {
+            index: c.index,
+            tag: c.tag.clone(),
+            output: c.output.clone(),
+            log_line: cell_log_line(c),
+        })
+        .collect();
+    let shown = super::grid::shown_stratum(&stratum.stratum);
+    let trigger = Trigger {
+        about: format!(
+            "The stage-2 trigger, written by calib stage before stage 1 ran. Submit stage 2 only \
+             if every check below passes: `calib stage check` evaluates them against sacct and the \
+             smoke's files, and prints stage 2 then. Stage 1 shows that the pipeline works; its \
+             numbers are not results, nor estimates of them (stratum {shown} was smoked for being \
+             cheap, not for being representative)."
+        ),
+        calib_version: crate::VERSION.to_string(),
+        created_at: plan.created_at.clone(),
+        grid: grid_abs.clone(),
+        workdir: workdir.clone(),
+        stratum: stratum.stratum.clone(),
+        smoke_job_name: job_name.clone(),
+        smoke_units: plan.smoke_units,
+        log_pattern: log_pattern.clone(),
+        records: plan.records,
+        fields: plan.fields.clone(),
+        stage2: plan.stage2.clone(),
+        checks: standard_checks(tasks.len(), plan.records, &plan.fields),
+        tasks,
+    };
+    let trigger_text = toml::to_string(&trigger)
+        .map_err(|e| Error::Failed(format!("cannot write the trigger as TOML: {e}")))?;
+    let trigger_path = PathBuf::from(&out_dir).join("stage2-trigger.toml");
+
+    let exports = format!(
+        "ALL,CALIB_STRATUM={},CALIB_UNITS={},CALIB_GRID={grid_abs}",
+        stratum.stratum.replace(',', ";"),
+        plan.smoke_units
+    );
+    let words = [
+        "sbatch".to_string(),
+        "--array=0-1".to_string(),
+        format!("--time={}", quote(&plan.smoke_time)),
+        format!("--job-name={}", quote(&job_name)),
+        format!("--chdir={}", quote(&workdir)),
+        format!("--output={}", quote(&log_pattern)),
+        format!("--export={}", quote(&exports)),
+        if script.starts_with('-') {
+            quote(&format!("./{script}"))
+        } else {
+            quote(&script)
+        },
+    ];
+    let comment = |text: &str| format!("# {}\n", crate::shell::comment_text(text));
+    let mut smoke_text = String::from("#!/bin/sh\n");
+    smoke_text.push_str(&comment(&format!(
+        "calib {} stage 1 (smoke), {}: 2 tasks of stratum {shown} at {} units, running the same \
+         script and the same cell derivation (calib grid cell on {grid_abs}) as stage 2.",
+        crate::VERSION,
+        plan.created_at,
+        plan.smoke_units
+    )));
+    smoke_text.push_str(&comment(
+        "It shows that the pipeline works; what it produces is not a result, nor an estimate of one.",
+    ));
+    smoke_text.push_str(&comment(&format!(
+        "The stage-2 trigger was written before it, in {}; when both tasks have ended, run:",
+        trigger_path.display()
+    )));
+    smoke_text.push_str(&comment(&format!(
+        "  calib stage check {} --job JOBID",
+        quote(&trigger_path.to_string_lossy())
+    )));
+    smoke_text.push_str(&words.join(" "));
+    smoke_text.push('\n');
+    Ok(Staged {
+        smoke_path: PathBuf::from(&out_dir).join("stage1-smoke.sh"),
+        smoke_text,
+        trigger_path,
+        trigger_text,
+        log_dir,
+        trigger,
+        stage2_arrays: arrays,
+    })
+}
+
+impl Staged {
+    /// Writes the trigger and the smoke submission, each atomically, and
+    /// creates the logs' folder (sbatch does not). Refuses before writing
+    /// either when one exists, and never replaces a file that appeared
+    /// since: a trigger written before stage 1 must stay as it was.
+    pub fn write(&self) -> Result<()> {
+        let files = [
+            (&self.trigger_path, &self.trigger_text),
+            (&self.smoke_path, &self.smoke_text),
+        ];
+        let refuse = |path: &Path| {
+            Error::Refused(format!(
+                "{} already exists; calib stage never overwrites a trigger or a submission (it \
+                 may have run): remove it, or give another --out-dir",
+                path.display()
+            ))
+        };
+        if let Some((path, _)) = files
+            .iter()
+            .find(|(p, _)| std::fs::symlink_metadata(p).is_ok())
+        {
+            return Err(refuse(path));
+        }
+        std::fs::create_dir_all(&self.log_dir)
+            .map_err(|e| Error::io(format!("cannot create {}", self.log_dir.display()), e))?;
+        for (path, text) in files {
+            write_file(path, text.as_bytes(), IfExists::Keep).map_err(|e| match e {
+                Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                    refuse(path)
+                }
+                other => other,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Trigger {
+    pub fn load(path: &Path) -> Result<Trigger> {
+        let origin = Origin::file(path);
+        let bytes = crate::limits::read_file_bounded(path, "the trigger")?;
+        let text = crate::limits::into_text(bytes, &origin)?;
+        let trigger: Trigger = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map(|s| {
+                text.as_bytes()[..s.start.min(text.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count() as u64
+                    + 1
+            });
+            Error::input(
+                origin.clone(),
+                line,
+                format!(
+                    "not a stage-2 trigger (as `calib stage` writes it): {}",
+                    e.message().trim_end()
+                ),
+            )
+        })?;
+        if trigger.checks.is_empty() || trigger.tasks.len() < 2 {
+            return Err(Error::input(
+                origin,
+                None,
+                "a trigger needs its checks and its two smoke tasks; write it again with calib stage",
+            ));
+        }
+        if let Some(c) = trigger
+            .checks
+            .iter()
+            .find(|c| !CHECKS.contains(&c.name.as_str()))
+        {
+            return Err(Error::input(
+                origin,
+                None,
+                format!(
+                    "unknown check `{}`; the checks calib evaluates are {}",
+                    c.name,
+                    CHECKS.join(", ")
+                ),
+            ));
+        }
+        Ok(trigger)
+    }
+}
+
+/// One check's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub name: String,
+    pub checks: String,
+    pub passed: bool,
+    /// What was found, per task.
+    pub detail: String,
+    pub if_failed: String,
+}
+
+/// The smoke array as sacct shows it: its job id and each task's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SmokeJob {
+    pub job: u64,
+    /// (task index, state and exit code as sacct prints them).
+    pub tasks: Vec<(u64, String)>,
+}
+
+/// Finds the smoke array in sacct's rows: job rows named as the trigger
+/// says, the latest array (the highest job id) when several were submitted.
+pub fn find_smoke_job(trigger: &Trigger, table: &SacctTable) -> Result<SmokeJob> {
+    let rows: Vec<_> = table
+        .rows
+        .iter()
+        .filter(|r| !r.is_step())
+        .filter(|r| r.job_name.as_deref() == Some(trigger.smoke_job_name.as_str()))
+        .collect();
+    let job = rows
+        .iter()
+        .filter_map(|r| r.job_id.as_ref().map(|j| j.job))
+        .max()
+        .ok_or_else(|| {
+            Error::Refused(format!(
+                "sacct shows no job named {}: give the smoke array's id (--job ID, as sbatch \
+                 printed it) or sacct text that holds it",
+                trigger.smoke_job_name
+            ))
+        })?;
+    let mut tasks = Vec::new();
+    for r in rows {
+        let Some(id) = &r.job_id else { continue };
+        if id.job != job {
+            continue;
+        }
+        // A task still queued or running has not failed a check yet.
+        if r.state.as_ref().is_some_and(|s| !s.is_finished()) {
+            return Err(Error::Refused(format!(
+                "smoke task {} is {}: check the trigger when both tasks have ended",
+                id.text,
+                r.state.as_ref().map_or("", |s| s.name())
+            )));
+        }
+        let state = r
+            .state
+            .as_ref()
+            .map(|s| s.name().to_string())
+            .unwrap_or_else(|| "?".into());
+        let exit = r
+            .exit_code
+            .as_ref()
+            .map(|e| format!(" (exit {}:{})", e.code, e.signal))
+            .unwrap_or_default();
+        match &id.kind {
+            JobKind::ArrayTask(k) => tasks.push((*k, format!("{state}{exit}"))),
+            JobKind::ArrayPending(_) => {
+                return Err(Error::Refused(format!(
+                    "smoke array {job} still has pending tasks ({}): wait until both have ended",
+                    id.text
+                )))
+            }
+            _ => tasks.push((0, format!("{state}{exit}"))),
+        }
+    }
+    tasks.sort();
+    Ok(SmokeJob { job, tasks })
+}
+
+/// A task's log path: the trigger's pattern with `%A` and `%a` filled in.
+fn log_path(trigger: &Trigger, job: u64, index: u64) -> PathBuf {
+    PathBuf::from(
+        trigger
+            .log_pattern
+            .replace("%A", &job.to_string())
+            .replace("%a", &index.to_string()),
+    )
+}
+
+/// Evaluates every check of `trigger` against the smoke job and the files.
+pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
+    let workdir = Path::new(&trigger.workdir);
+    let outputs: Vec<PathBuf> = trigger
+        .tasks
+        .iter()
+        .map(|t| workdir.join(&t.output))
+        .collect();
+    trigger
+        .checks
+        .iter()
+        .map(|check| {
+            let (passed, detail) = match check.name.as_str() {
+                "completed" => {
+                    let states: Vec<String> = trigger
+                        .tasks
+                        .iter()
+                        .map(|t| {
+                            let state = smoke
+                                .tasks
+                                .iter()
+                                .find(|(k, _)| *k == t.index)
+                                .map_or("not in sacct", |(_, s)| s.as_str());
+                            format!("task {} {state}", t.index)
+                        })
+                        .collect();
+                    let all = trigger.tasks.iter().all(|t| {
+                        smoke
+                            .tasks
+                            .iter()
+                            .any(|(k, s)| *k == t.index && s.starts_with("COMPLETED"))
+                    });
+                    (all, format!("job {}: {}", smoke.job, states.join(", ")))
+                }
+                "outputs_exist" => {
+                    let found: Vec<String> = trigger
+                        .tasks
+                        .iter()
+                        .zip(&outputs)
+                        .map(|(t, p)| {
+                            let there = if p.exists() { "exists" } else { "MISSING" };
+                            format!("task {} {} {there}", t.index, p.display())
+                        })
+                        .collect();
+                    let n = outputs.iter().filter(|p| p.exists()).count();
+                    (
+                        n == outputs.len(),
+                        format!("{n} of {} files: {}", outputs.len(), found.join("; ")),
+                    )
+                }
+                "outputs_distinct" => {
+                    use std::os::unix::fs::MetadataExt;
+                    let ids: Vec<Option<(u64, u64)>> = outputs
+                        .iter()
+                        .map(|p| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino())))
+                        .collect();
+                    let all_there = ids.iter().all(Option::is_some);
+                    let mut unique = ids.clone();
+                    unique.sort();
+                    unique.dedup();
+                    let distinct = all_there && unique.len() == ids.len();
+                    let detail = if !all_there {
+                        "cannot tell: not every file exists (see outputs_exist)".to_string()
+                    } else if distinct {
+                        format!("{} distinct files", ids.len())
+                    } else {
+                        "two tasks' paths are one file".to_string()
+                    };
+                    (distinct, detail)
+                }
+                "records" => {
+                    let mut ok = true;
+                    let mut found = Vec::new();
+                    for (t, p) in trigger.tasks.iter().zip(&outputs) {
+                        match std::fs::read_to_string(p) {
+                            Ok(text) => {
+                                let records: Vec<&str> =
+                                    text.lines().filter(|l| !l.trim().is_empty()).collect();
+                                let missing = trigger
+                                    .fields
+                                    .iter()
+                                    .filter(|f| !records.iter().all(|r| r.contains(f.as_str())))
+                                    .map(|f| format!("`{f}`"))
+                                    .collect::<Vec<_>>();
+                                let good =
+                                    records.len() as u64 == trigger.records && missing.is_empty();
+                                ok &= good;
+                                let mut d = format!(
+                                    "task {} {} record{}",
+                                    t.index,
+                                    records.len(),
+                                    if records.len() == 1 { "" } else { "s" }
+                                );
+                                if !missing.is_empty() {
+                                    d.push_str(&format!(", a record lacks {}", missing.join(", ")));
+                                }
+                                found.push(d);
+                            }
+                            Err(_) => {
+                                ok = false;
+                                found.push(format!("task {} no readable file", t.index));
+                            }
+                        }
+                    }
+                    (
+                        ok,
+                        format!("expected {} each: {}", trigger.records, found.join("; ")),
+                    )
+                }
+                "log_line" => {
+                    let mut ok = true;
+                    let mut found = Vec::new();
+                    for t in &trigger.tasks {
+                        let path = log_path(trigger, smoke.job, t.index);
+                        let seen = std::fs::read_to_string(&path)
+                            .map(|log| log.lines().any(|l| l.ends_with(&t.log_line)));
+                        let word = match seen {
+                            Ok(true) => "has it",
+                            Ok(false) => "LACKS it",
+                            Err(_) => "UNREADABLE",
+                        };
+                        ok &= matches!(seen, Ok(true));
+                        found.push(format!("task {} {} {word}", t.index, path.display()));
+                    }
+                    (ok, found.join("; "))
+                }
+                _ => (false, "unknown check".to_string()),
+            };
+            Outcome {
+                name: check.name.clone(),
+                checks: check.checks.clone(),
+                passed,
+                detail,
+                if_failed: check.if_failed.clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(dir: &Path, stage2: &str) -> StagePlan {
+        StagePlan {
+            grid_path: dir.join("grid.toml"),
+            script: "work.sh".into(),
+            stage2: stage2.into(),
+            stage2_origin: Origin::file("stage2.sh"),
+            out_dir: dir.join("stage"),
+            stratum: None,
+            smoke_units: 3,
+            smoke_time: "10".into(),
+            records: 1,
+            fields: vec!["\"tag\"".into()],
+            created_at: "2026-11-30T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn the_trigger_round_trips_and_the_smoke_is_two_tasks_at_minimum_scale() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("grid.toml"),
+            "stratum = [\"d\"]\noutput = \"out/{tag}.jsonl\"\nunits = 50\n[axes]\nd = [\"a\", \"b\"]\nseed = [1, 2, 3]\n",
+        )
+        .unwrap();
+        let grid = dir.path().join("grid.toml").to_string_lossy().into_owned();
+        let stage2 =
+            format!("# budget\nsbatch --array=0-2 --export=ALL,CALIB_GRID={grid} work.sh\n");
+        let staged = stage(&plan(dir.path(), &stage2)).unwrap();
+        let back: Trigger = toml::from_str(&staged.trigger_text).unwrap();
+        assert_eq!(back, staged.trigger);
+        assert_eq!(back.tasks.len(), 2);
+        assert_eq!(back.stratum, "d=a");
+        assert_eq!(back.stage2, stage2);
+        let names: Vec<&str> = back.checks.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, CHECKS);
+        let line = staged.smoke_text.lines().last().unwrap();
+        assert!(
+            line.starts_with("sbatch --array=0-1 --time=10 --job-name=calib-smoke-d-a "),
+            "{line}"
+        );
+        assert!(line.contains(",CALIB_UNITS=3,"), "{line}");
+        assert!(staged.smoke_text.contains("not a result"));
+
+        // A submission made from another grid is refused.
+        let e = stage(&plan(dir.path(), "sbatch --array=0-2 work.sh\n")).unwrap_err();
+        assert!(e.to_string().starts_with("stage2.sh:"), "{e}");
+    }
+}

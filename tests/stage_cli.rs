@@ -1,0 +1,442 @@
+//! `calib stage` and `calib stage check`, through the built binary, with
+//! pasted sacct text and files laid out as the smoke tasks would leave them:
+//!
+//! * `calib stage` writes the smoke submission (two tasks of one stratum at a
+//!   few units, the same script and grid as stage 2) and the trigger, before
+//!   anything runs, and never over an existing file;
+//! * `calib stage check` passes only when every smoke task COMPLETED, each
+//!   output exists, is its own file with the expected records, and each log
+//!   holds its derived config line; then, and only then, it prints stage 2,
+//!   calling stage 1 "the pipeline works", never a result;
+//! * a collision (two tasks writing one path: one file, two records) fails
+//!   with the seed's interpretation, and stage 2 is held back (exit 3);
+//! * a submission made from another grid, a one-cell stratum, and a
+//!   malformed trigger are refused (exit 2).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{calib, example_folder, run_help_examples, stderr, stdout, write_file};
+
+const GRID: &str = "stratum = [\"dataset\"]\noutput = \"results/{dataset}/seed-{seed}.jsonl\"\n\
+units = 20\n[axes]\ndataset = [\"X\", \"Y\"]\nseed = [1, 2, 3]\n";
+
+/// A campaign folder: the grid, a stage-2 submission made from it, and the
+/// staged files; returns the folder and the trigger's path.
+fn staged(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = write_file(here, "grid.toml", GRID);
+    let grid_abs = std::fs::canonicalize(&grid).unwrap();
+    write_file(
+        here,
+        "stage2.sh",
+        format!(
+            "# calib budget\nsbatch --array=0-2 --time=1:00:00 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={0} work.sh\n\
+             sbatch --array=0-2 --time=2:00:00 --export=ALL,CALIB_STRATUM=dataset=Y,CALIB_UNITS=20,CALIB_GRID={0} work.sh\n",
+            grid_abs.display()
+        ),
+    );
+    let out = calib()
+        .args([
+            "stage",
+            "grid.toml",
+            "--script",
+            "work.sh",
+            "--stage2",
+            "@stage2.sh",
+            "--out-dir",
+            "stage",
+        ])
+        .args(extra)
+        .current_dir(here)
+        .output()
+        .unwrap();
+    let trigger = here.join("stage/stage2-trigger.toml");
+    (dir, trigger, out)
+}
+
+/// Lays out what smoke job `job`'s two tasks left: `records[k]` lines in
+/// task k's output (none: no file), and the config line in each log unless
+/// `log_lines` is false.
+fn smoke_left(here: &Path, job: u64, records: [usize; 2], log_lines: bool) {
+    for (k, seed) in [1, 2].iter().enumerate() {
+        let dir = here.join("results/X");
+        std::fs::create_dir_all(&dir).unwrap();
+        if records[k] > 0 {
+            let line = format!("{{\"seed\": {seed}}}\n");
+            std::fs::write(
+                dir.join(format!("seed-{seed}.jsonl")),
+                line.repeat(records[k]),
+            )
+            .unwrap();
+        }
+        let log = if log_lines {
+            format!(
+                "calib: grid cell: stratum dataset=X index {k} -> tag dataset-X_seed-{seed} output results/X/seed-{seed}.jsonl (dataset=X seed={seed})\nrunning\n"
+            )
+        } else {
+            "running\n".to_string()
+        };
+        std::fs::write(here.join(format!("stage/logs/smoke-{job}_{k}.out")), log).unwrap();
+    }
+}
+
+fn sacct(job: u64, states: [&str; 2]) -> String {
+    format!(
+        "JobID|JobName|State|ExitCode\n{job}_0|calib-smoke-dataset-X|{}|0:0\n{job}_1|calib-smoke-dataset-X|{}|0:0\n",
+        states[0], states[1]
+    )
+}
+
+fn check(here: &Path, sacct_text: &str) -> Output {
+    calib()
+        .args([
+            "stage",
+            "check",
+            "stage/stage2-trigger.toml",
+            "--sacct",
+            sacct_text,
+        ])
+        .current_dir(here)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn stage_writes_a_two_task_smoke_and_the_trigger_first() {
+    let (dir, trigger, out) = staged(&["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let smoke = std::fs::read_to_string(dir.path().join("stage/stage1-smoke.sh")).unwrap();
+    let line = smoke.lines().last().unwrap();
+    let words = shlex::split(line).unwrap();
+    assert_eq!(words[..3], ["sbatch", "--array=0-1", "--time=10"], "{line}");
+    assert!(words.contains(&"--job-name=calib-smoke-dataset-X".to_string()));
+    let grid = std::fs::canonicalize(dir.path().join("grid.toml")).unwrap();
+    assert!(words.contains(&format!(
+        "--export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=3,CALIB_GRID={}",
+        grid.display()
+    )));
+    // The same script as stage 2, by its absolute path.
+    let script = std::path::absolute(dir.path().join("work.sh")).unwrap();
+    assert_eq!(words.last().unwrap(), &script.to_string_lossy());
+    assert!(smoke.contains("not a result"), "{smoke}");
+    let text = std::fs::read_to_string(&trigger).unwrap();
+    for check in [
+        "completed",
+        "outputs_exist",
+        "outputs_distinct",
+        "records",
+        "log_line",
+    ] {
+        assert!(text.contains(&format!("name = \"{check}\"")), "{text}");
+    }
+    assert!(text.contains("If only one file exists, the identifier is not reaching the code"));
+    assert!(dir.path().join("stage/logs").is_dir());
+
+    // Never over an existing file: a second run changes nothing.
+    let before = std::fs::read(&trigger).unwrap();
+    let again = calib()
+        .args([
+            "stage",
+            "grid.toml",
+            "--script",
+            "other.sh",
+            "--stage2",
+            "@stage2.sh",
+            "--out-dir",
+            "stage",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(std::fs::read(&trigger).unwrap(), before);
+}
+
+#[test]
+fn check_passes_and_prints_stage_two_only_when_everything_holds() {
+    let (dir, _, out) = staged(&["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let here = dir.path();
+    smoke_left(here, 77, [1, 1], true);
+    let ok = check(here, &sacct(77, ["COMPLETED", "COMPLETED"]));
+    assert_eq!(ok.status.code(), Some(0), "{}{}", stdout(&ok), stderr(&ok));
+    let text = stdout(&ok);
+    assert_eq!(text.matches(" pass ").count(), 5, "{text}");
+    assert!(text.contains("the pipeline works"), "{text}");
+    let stage2 = std::fs::read_to_string(here.join("stage2.sh")).unwrap();
+    assert!(text.ends_with(&stage2), "{text}");
+    // Stage 1 is a check, never a finding.
+    assert!(!text.to_lowercase().contains("suggest"), "{text}");
+}
+
+#[test]
+fn two_tasks_writing_one_path_fail_with_the_seed_s_interpretation() {
+    let (dir, _, _) = staged(&[]);
+    let here = dir.path();
+    // The script hand-wrote its path: both tasks appended to cell 0's file.
+    smoke_left(here, 78, [2, 0], true);
+    let out = check(here, &sacct(78, ["COMPLETED", "COMPLETED"]));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("outputs_exist     FAIL    1 of 2 files"),
+        "{text}"
+    );
+    assert!(
+        text.contains("If only one file exists, the identifier is not reaching the code and the real array would clobber itself"),
+        "{text}"
+    );
+    assert!(text.contains("records           FAIL"), "{text}");
+    assert!(
+        !text.contains("sbatch --array=0-2"),
+        "stage 2 printed: {text}"
+    );
+    assert!(!text.contains("the pipeline works"), "{text}");
+}
+
+#[test]
+fn a_failed_task_or_a_log_without_the_config_line_fails() {
+    let (dir, _, _) = staged(&[]);
+    let here = dir.path();
+    smoke_left(here, 79, [1, 1], true);
+    let failed = check(here, &sacct(79, ["COMPLETED", "FAILED"]));
+    assert_eq!(failed.status.code(), Some(3));
+    assert!(
+        stdout(&failed).contains("completed         FAIL"),
+        "{}",
+        stdout(&failed)
+    );
+
+    smoke_left(here, 80, [1, 1], false);
+    let no_line = check(here, &sacct(80, ["COMPLETED", "COMPLETED"]));
+    assert_eq!(no_line.status.code(), Some(3));
+    let text = stdout(&no_line);
+    assert!(text.contains("log_line          FAIL"), "{text}");
+    assert!(
+        text.contains("does not derive its cell with calib grid cell"),
+        "{text}"
+    );
+
+    // A task still running is not a failure yet: the check waits for it.
+    let running = check(here, &sacct(80, ["COMPLETED", "RUNNING"]));
+    assert_eq!(running.status.code(), Some(2), "{}", stdout(&running));
+    assert!(
+        stderr(&running).contains("80_1 is RUNNING"),
+        "{}",
+        stderr(&running)
+    );
+
+    // The latest smoke array is the one checked: 80 over 79.
+    assert!(text.contains("job 80:"), "{text}");
+    let both = format!(
+        "{}{}",
+        sacct(79, ["FAILED", "FAILED"]),
+        &sacct(81, ["COMPLETED", "COMPLETED"])[28..]
+    );
+    smoke_left(here, 81, [1, 1], true);
+    let latest = check(here, &both);
+    assert_eq!(latest.status.code(), Some(0), "{}", stdout(&latest));
+}
+
+#[test]
+fn stage_refuses_another_grid_s_submission_and_a_one_cell_stratum() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    write_file(here, "grid.toml", GRID);
+    write_file(here, "stage2.sh", "sbatch --array=0-2 work.sh\n");
+    let other = calib()
+        .args([
+            "stage",
+            "grid.toml",
+            "--script",
+            "w.sh",
+            "--stage2",
+            "@stage2.sh",
+            "--out-dir",
+            "s",
+        ])
+        .current_dir(here)
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(2));
+    assert!(stderr(&other).contains("stage2.sh:"), "{}", stderr(&other));
+    assert!(
+        !here.join("s").exists(),
+        "nothing is written before the checks"
+    );
+
+    write_file(
+        here,
+        "one.toml",
+        "stratum = [\"d\"]\noutput = \"{tag}\"\n[axes]\nd = [\"a\"]\n",
+    );
+    let grid = std::fs::canonicalize(here.join("one.toml")).unwrap();
+    write_file(
+        here,
+        "s2.sh",
+        format!("sbatch --export=ALL,CALIB_GRID={} w.sh\n", grid.display()),
+    );
+    let one = calib()
+        .args([
+            "stage",
+            "one.toml",
+            "--script",
+            "w.sh",
+            "--stage2",
+            "@s2.sh",
+            "--out-dir",
+            "s",
+        ])
+        .current_dir(here)
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(2));
+    assert!(
+        stderr(&one).contains("cannot test that tags"),
+        "{}",
+        stderr(&one)
+    );
+}
+
+#[test]
+fn a_malformed_trigger_names_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let trigger = write_file(dir.path(), "t.toml", "about = \"x\"\nrecords = \"one\"\n");
+    let out = calib()
+        .args(["stage", "check"])
+        .arg(&trigger)
+        .args(["--sacct", "JobID|State\n"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("t.toml, line 2:"), "{}", stderr(&out));
+}
+
+#[test]
+fn the_examples_of_calib_stage_run() {
+    let dir = example_folder();
+    let grid = std::fs::canonicalize(dir.path().join("grid.toml")).unwrap();
+    write_file(
+        dir.path(),
+        "stage2.sh",
+        format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_GRID={} train.sh\n",
+            grid.display()
+        ),
+    );
+    for (line, out) in run_help_examples("stage", dir.path()) {
+        assert!(stdout(&out).contains("stage2-trigger.toml"), "{line}");
+    }
+}
+
+/// A stand-in for sbatch that runs an array's tasks at once, here, as Slurm
+/// would: in `--chdir`, with the `--export` variables, `SLURM_ARRAY_TASK_ID`
+/// set and the output in `--output` (`%A` job 4242, `%a` the task); each
+/// task's exit status goes to `.states`. Prints sbatch's line.
+const LOCAL_SBATCH: &str = r#"#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    --array=*) range=${a#--array=} ;;
+    --chdir=*) chdir=${a#--chdir=} ;;
+    --output=*) output=${a#--output=} ;;
+    --export=*) exports=${a#--export=} ;;
+    --*) ;;
+    *) script=$a ;;
+  esac
+done
+cd "$chdir" || exit 1
+IFS=,
+for kv in $exports; do [ "$kv" = ALL ] || export "$kv"; done
+unset IFS
+i=${range%-*}
+while [ "$i" -le "${range#*-}" ]; do
+  log=$(printf '%s' "$output" | sed "s/%A/4242/; s/%a/$i/")
+  SLURM_ARRAY_TASK_ID=$i sh "$script" > "$log" 2>&1
+  echo "$i $?" >> .states
+  i=$((i + 1))
+done
+echo "Submitted batch job 4242"
+"#;
+
+/// The good script and one whose hand-written path forgets the seed.
+const WORK: &str = "#!/bin/sh\n\
+cell=$(calib grid cell \"$CALIB_GRID\" --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") || exit 3\n\
+eval \"$cell\"\necho \"units $CALIB_UNITS\"\nmkdir -p \"$(dirname \"$CALIB_OUTPUT\")\"\n\
+printf '{\"seed\": %s}\\n' \"$seed\" >> \"$CALIB_OUTPUT\"\n";
+const TYPO: &str = "#!/bin/sh\n\
+cell=$(calib grid cell \"$CALIB_GRID\" --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") || exit 3\n\
+eval \"$cell\"\nmkdir -p \"results/$dataset\"\n\
+printf '{\"seed\": %s}\\n' \"$seed\" >> \"results/$dataset/seed-1.jsonl\"\n";
+
+/// Stages, submits the smoke through the stand-in, and checks it with the
+/// sacct text the task statuses give.
+fn smoke_through_stand_in(script: &str) -> (tempfile::TempDir, Output) {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, _, out) = staged(&["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let here = dir.path();
+    write_file(here, "work.sh", script);
+    let bin = here.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(common::CALIB, bin.join("calib")).unwrap();
+    let sbatch = write_file(&bin, "sbatch", LOCAL_SBATCH);
+    std::fs::set_permissions(&sbatch, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let submitted = std::process::Command::new("sh")
+        .arg("stage/stage1-smoke.sh")
+        .current_dir(here)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stdout(&submitted),
+        "Submitted batch job 4242\n",
+        "{}",
+        stderr(&submitted)
+    );
+    let mut sacct = String::from("JobID|JobName|State|ExitCode\n");
+    for line in std::fs::read_to_string(here.join(".states"))
+        .unwrap()
+        .lines()
+    {
+        let (task, status) = line.split_once(' ').unwrap();
+        let state = if status == "0" { "COMPLETED" } else { "FAILED" };
+        sacct.push_str(&format!(
+            "4242_{task}|calib-smoke-dataset-X|{state}|{status}:0\n"
+        ));
+    }
+    let out = check(here, &sacct);
+    (dir, out)
+}
+
+#[test]
+fn the_smoke_submission_runs_the_script_and_the_check_reads_what_it_left() {
+    let (dir, good) = smoke_through_stand_in(WORK);
+    assert_eq!(
+        good.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&good),
+        stderr(&good)
+    );
+    // The smoke ran at its own scale: 3 units, not stage 2's 20.
+    let log = std::fs::read_to_string(dir.path().join("stage/logs/smoke-4242_1.out")).unwrap();
+    assert!(log.contains("index 1 -> tag dataset-X_seed-2"), "{log}");
+    assert!(log.contains("units 3\n"), "{log}");
+    assert!(stdout(&good).contains("the pipeline works"));
+
+    let (_, typo) = smoke_through_stand_in(TYPO);
+    assert_eq!(typo.status.code(), Some(3), "{}", stdout(&typo));
+    let text = stdout(&typo);
+    assert!(text.contains("If only one file exists"), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("sbatch ")), "{text}");
+}
