@@ -1,0 +1,64 @@
+//! Independent pieces of work on every core, their results in the order of
+//! the pieces.
+//!
+//! Each thread takes the next piece not yet taken (a shared counter), so a
+//! slow stratum does not leave a core idle while another thread still holds
+//! a fixed share. Results go back to their piece's position: the output is
+//! the same as a sequential map's whatever the scheduling, as long as `work`
+//! depends on its piece only.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// `items.iter().map(work).collect()`, computed on up to every core.
+pub(crate) fn map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let done: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(k) else { break };
+                        mine.push((k, work(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a worker thread panicked"))
+            .collect()
+    });
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    for (k, r) in done.into_iter().flatten() {
+        slots[k] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.expect("every piece is taken once"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_keep_the_order_of_the_pieces() {
+        let items: Vec<u64> = (0..1000).collect();
+        // Uneven work, so that threads finish pieces out of order.
+        let squares = super::map(&items, |&i| {
+            let spins = (i * 7919) % 5000;
+            (0..spins).fold(i * i, |acc, s| std::hint::black_box(acc) + s * 0)
+        });
+        assert_eq!(squares, items.iter().map(|i| i * i).collect::<Vec<_>>());
+        assert!(super::map(&[] as &[u64], |&i| i).is_empty());
+    }
+}
