@@ -50,7 +50,6 @@
 pub mod divergence;
 pub mod export;
 pub mod lsq;
-mod parallel;
 pub mod plot;
 pub mod schema;
 pub mod select;
@@ -71,6 +70,7 @@ pub use warnings::FitWarning;
 use crate::error::{Error, Origin, Result};
 use crate::limits::MAX_COUNT;
 use crate::model::{ModelFile, ModelFingerprint, StratumModel, Unsupported};
+use crate::parallel;
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 use crate::stats::median;
 use crate::timings::{RunTimings, Timings};

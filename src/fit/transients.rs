@@ -108,19 +108,27 @@ fn even_out_run(points: &[(u64, f64)]) -> Option<Evened> {
     let judged_idx: Vec<usize> = (0..points.len()).filter(|&k| judged[k]).collect();
     let mut found = Vec::new();
     let mut replacement: Vec<(usize, f64)> = Vec::new();
-    let mut neighbours: Vec<f64> = Vec::with_capacity(2 * NEIGHBOURS);
+    // The judged units' durations side by side, so that a unit's neighbours
+    // are two short slices copied into a window on the stack.
+    let judged_durations: Vec<f64> = judged_idx.iter().map(|&k| durations[k]).collect();
+    let mut window = [0.0f64; 2 * NEIGHBOURS];
     for (pos, &k) in judged_idx.iter().enumerate() {
         let side = pos.min(judged_idx.len() - 1 - pos).min(NEIGHBOURS);
         if side == 0 {
             continue;
         }
-        neighbours.clear();
-        neighbours.extend(
-            (pos - side..=pos + side)
-                .filter(|&p| p != pos)
-                .map(|p| durations[judged_idx[p]]),
-        );
-        let Some(typical) = median(&neighbours).filter(|m| *m > 0.0) else {
+        window[..side].copy_from_slice(&judged_durations[pos - side..pos]);
+        window[side..2 * side].copy_from_slice(&judged_durations[pos + 1..=pos + side]);
+        let neighbours = &window[..2 * side];
+        // The median is at least the smallest neighbour, and division is
+        // monotone: a unit within the factor of its smallest positive
+        // neighbour is within it of the median too, so the median (the
+        // costly part, taken for every unit) is only needed otherwise.
+        let smallest = neighbours.iter().copied().fold(f64::INFINITY, f64::min);
+        if smallest > 0.0 && durations[k] / smallest <= TRANSIENT_FACTOR {
+            continue;
+        }
+        let Some(typical) = median(neighbours).filter(|m| *m > 0.0) else {
             continue;
         };
         let ratio = durations[k] / typical;
