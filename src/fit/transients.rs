@@ -117,17 +117,25 @@ fn even_out_run(points: &[(u64, f64)]) -> Option<Evened> {
         if side == 0 {
             continue;
         }
-        window[..side].copy_from_slice(&judged_durations[pos - side..pos]);
-        window[side..2 * side].copy_from_slice(&judged_durations[pos + 1..=pos + side]);
-        let neighbours = &window[..2 * side];
+        let (before, after) = (
+            &judged_durations[pos - side..pos],
+            &judged_durations[pos + 1..=pos + side],
+        );
         // The median is at least the smallest neighbour, and division is
         // monotone: a unit within the factor of its smallest positive
         // neighbour is within it of the median too, so the median (the
         // costly part, taken for every unit) is only needed otherwise.
-        let smallest = neighbours.iter().copied().fold(f64::INFINITY, f64::min);
+        let smallest = before
+            .iter()
+            .chain(after)
+            .copied()
+            .fold(f64::INFINITY, f64::min);
         if smallest > 0.0 && durations[k] / smallest <= TRANSIENT_FACTOR {
             continue;
         }
+        window[..side].copy_from_slice(before);
+        window[side..2 * side].copy_from_slice(after);
+        let neighbours = &window[..2 * side];
         let Some(typical) = median(neighbours).filter(|m| *m > 0.0) else {
             continue;
         };
