@@ -36,8 +36,8 @@
 //! `gpus` holds what `calib probe` writes (`none`, `unknown ...`, or counts by
 //! model such as `2x NVIDIA A100; 1x NVIDIA T4`) or a plain count.
 //!
-//! Speed: a table over 8 MiB is cut at line ends outside quoted fields into one
-//! piece per core; the pieces are parsed in parallel into their own runs and
+//! Speed: a table over 8 MiB is cut at line ends outside quoted fields into a
+//! few pieces per core; the pieces are parsed in parallel into their own runs and
 //! merged in file order, so messages and checks are those of a sequential read
 //! (the first bad line of the file is the one reported). Consecutive rows of one
 //! run skip the run and stratum lookups; records are swapped, never cloned.
@@ -665,6 +665,8 @@ impl Runs {
 
 /// Inputs smaller than this are parsed by one thread.
 const PARALLEL_BYTES: usize = 8 << 20;
+/// Pieces a larger input is cut into, per core.
+const PIECES_PER_CORE: usize = 4;
 
 /// `text.trim()`, without the scan for Unicode white space when the field
 /// starts and ends with a printable ASCII character (calib's own files, and
@@ -762,7 +764,14 @@ fn read_table(
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let chunks = split_chunks(bytes, threads);
+    // Several pieces per core, taken from a queue: a core slowed by another
+    // program leaves its share to the others instead of holding up the read.
+    let pieces = if threads > 1 {
+        PIECES_PER_CORE * threads
+    } else {
+        1
+    };
+    let chunks = split_chunks(bytes, pieces);
     let table = Table {
         file_no,
         origin,
@@ -773,24 +782,11 @@ fn read_table(
         ends_cleanly: bytes.ends_with(b"\n") || bytes.ends_with(b"\r"),
     };
     let last = chunks.len() - 1;
-    let results: Vec<Result<(Runs, Vec<IngestWarning>)>> = if chunks.len() == 1 {
-        vec![table.parse_chunk(bytes, 0, true)]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .enumerate()
-                .map(|(k, &(start, end, lines))| {
-                    let table = &table;
-                    scope.spawn(move || table.parse_chunk(&bytes[start..end], lines, k == last))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a reading thread panicked"))
-                .collect()
-        })
-    };
+    let numbered: Vec<(usize, (usize, usize, u64))> = chunks.into_iter().enumerate().collect();
+    let results: Vec<Result<(Runs, Vec<IngestWarning>)>> =
+        crate::parallel::map(&numbered, |&(k, (start, end, lines))| {
+            table.parse_chunk(&bytes[start..end], lines, k == last)
+        });
     for result in results {
         let (runs, w) = result?;
         warnings.extend(w);
