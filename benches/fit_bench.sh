@@ -58,9 +58,16 @@ echo "phases of calib fit (one run):"
 "$target/release/examples/fit_phases" "$csv"
 printf 'calib fit (read + fit + table + model file), median of %d: %.3f s\n' "$runs" "$fit_times"
 if [[ -n $polars_python ]]; then
-  read -r polars_wall polars_cpu polars_rows polars_threads < <("$polars_python" benches/polars_read.py "$csv" "$runs")
-  printf 'polars %s read_csv (%s rows, %s threads), median of %d: %.3f s\n' \
-    "$("$polars_python" -c 'import polars; print(polars.__version__)')" "$polars_rows" "$polars_threads" "$runs" "$polars_wall"
+  # A failing read (a polars too old for the file, say) is reported, not fatal.
+  polars_out=$("$polars_python" benches/polars_read.py "$csv" "$runs") || polars_out=""
+  if [[ -n $polars_out ]]; then
+    read -r polars_wall polars_cpu polars_rows polars_threads <<<"$polars_out"
+    printf 'polars %s read_csv (%s rows, %s threads), median of %d: %.3f s\n' \
+      "$("$polars_python" -c 'import polars; print(polars.__version__)')" "$polars_rows" "$polars_threads" "$runs" "$polars_wall"
+  else
+    echo "polars: $polars_python benches/polars_read.py failed (above); polars not timed"
+    polars_python=""
+  fi
 else
   echo "polars: no python with polars found (tried \$CALIB_BENCH_PYTHON, $target/notebook-venv/bin/python, python3);"
   echo "        set CALIB_BENCH_PYTHON to one, or run scripts/notebook to make the venv; polars not timed"
