@@ -202,6 +202,51 @@ mod tests {
         );
     }
 
+    /// The shortcut through the smallest neighbour finds exactly the units the
+    /// median rule finds: on runs with zero-time units, near-ties at the factor
+    /// and isolated small neighbours, the transients are those of a plain
+    /// median of each unit's neighbours.
+    #[test]
+    fn the_smallest_neighbour_shortcut_keeps_the_median_rule() {
+        let mut state = 2026u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64
+        };
+        for _ in 0..200 {
+            let costs: Vec<f64> = (0..60)
+                .map(|_| match next() {
+                    r if r < 0.05 => 0.0,
+                    r if r < 0.15 => 0.1,
+                    r if r < 0.25 => 3.0 + 3.0 * next(),
+                    r if r < 0.30 => 3.0,
+                    _ => 1.0 + 0.2 * next(),
+                })
+                .collect();
+            let points = cumulative(2.0, &costs);
+            let found = even_out_run(&points).map(|(_, f)| f).unwrap_or_default();
+            // The rule itself, unit by unit, on the same durations: units
+            // 2..=60 are judged.
+            let judged: Vec<f64> = points.windows(2).map(|w| w[1].1 - w[0].1).collect();
+            let mut expected = Vec::new();
+            for pos in 0..judged.len() {
+                let side = pos.min(judged.len() - 1 - pos).min(NEIGHBOURS);
+                let neighbours: Vec<f64> = (pos - side..=pos + side)
+                    .filter(|&p| p != pos)
+                    .map(|p| judged[p])
+                    .collect();
+                if let Some(m) = median(&neighbours).filter(|m| side > 0 && *m > 0.0) {
+                    if judged[pos] / m > TRANSIENT_FACTOR {
+                        expected.push(pos as u64 + 2);
+                    }
+                }
+            }
+            assert_eq!(found.iter().map(|f| f.0).collect::<Vec<_>>(), expected);
+        }
+    }
+
     #[test]
     fn trends_steps_and_noise_are_left_alone() {
         let linear: Vec<f64> = (1..=40).map(|i| 0.05 + 0.2 * i as f64).collect();
