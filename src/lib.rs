@@ -26,6 +26,7 @@ pub mod forms;
 pub(crate) mod limits;
 pub mod model;
 pub mod output;
+pub(crate) mod parallel;
 pub mod plot;
 pub(crate) mod probe;
 pub mod projection;

@@ -215,6 +215,10 @@ struct Profile<'a> {
     /// d/db of ln c(u1) for a unit interval: ln u1 (power), u1 - 1
     /// (geometric); so c(u1) of a unit interval is one exp.
     log_slope: Vec<f64>,
+    /// Each observation's weight and weight x count, computed once for the
+    /// many evaluations of [`Profile::rss_at`] (the same products it formed).
+    weight: Vec<f64>,
+    weight_n: Vec<f64>,
     /// Weighted Σy² over all observations.
     yy: f64,
     b_min: f64,
@@ -231,11 +235,15 @@ impl<'a> Profile<'a> {
                 _ => (o.u1 as f64).ln(),
             })
             .collect();
+        let weight: Vec<f64> = obs.iter().map(Obs::weight).collect();
+        let weight_n = obs.iter().zip(&weight).map(|(o, w)| w * o.n).collect();
         Some(Profile {
             form,
             obs,
             startup,
             log_slope,
+            weight,
+            weight_n,
             yy: obs.iter().map(|o| o.weight() * o.syy).sum(),
             b_min: *range.start(),
             b_max: *range.end(),
@@ -276,13 +284,13 @@ impl<'a> Profile<'a> {
         let startup = self.startup;
         let (mut a11, mut a12, mut a22, mut r1, mut r2) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for (i, o) in self.obs.iter().enumerate() {
-            let w = o.weight();
+            let (w, wn) = (self.weight[i], self.weight_n[i]);
             let h = self.growth(i, o, b);
-            a22 += w * o.n * h * h;
+            a22 += wn * h * h;
             r2 += w * h * o.sy;
             if startup && o.u0 == 0 {
-                a11 += w * o.n;
-                a12 += w * o.n * h;
+                a11 += wn;
+                a12 += wn * h;
                 r1 += w * o.sy;
             }
         }

@@ -71,6 +71,7 @@ pub use warnings::FitWarning;
 use crate::error::{Error, Origin, Result};
 use crate::limits::MAX_COUNT;
 use crate::model::{ModelFile, ModelFingerprint, StratumModel, Unsupported};
+use crate::parallel;
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 use crate::stats::median;
 use crate::timings::{RunTimings, Timings};
@@ -179,6 +180,15 @@ pub struct FitReport {
 }
 
 impl FitReport {
+    /// Every stratum's projection of a run of `units` units at the fit's
+    /// confidence, in the strata's order (computed on every core: each is a
+    /// few hundred bounds, for the running maximum of `upper_s`).
+    pub fn projections(&self, units: u64) -> Vec<crate::model::Projection> {
+        parallel::map(&self.model.strata, |m| {
+            m.project(units, self.options.confidence)
+        })
+    }
+
     /// Plain-mean underestimate at N: predicted / (mean rate x N).
     pub fn mean_underestimate(&self, k: usize, units: u64) -> f64 {
         let predicted = self.model.strata[k].predicted_s(units);
@@ -210,28 +220,7 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
     let mut warnings = Vec::new();
     // Strata are independent: fit them on all cores, keeping their order.
     let groups: Vec<(&String, &Vec<&RunTimings>)> = groups.iter().collect();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(groups.len())
-        .max(1);
-    let chunk = groups.len().div_ceil(threads);
-    let results: Vec<Result<StratumFit>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(name, runs)| fit_stratum(name, runs, options))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a fitting thread panicked"))
-            .collect()
-    });
+    let results = parallel::map(&groups, |(name, runs)| fit_stratum(name, runs, options));
     let fits = results.into_iter().collect::<Result<Vec<StratumFit>>>()?;
     // Partial pooling: the strata fitted together are one campaign, whose
     // pooled run-to-run variances become each stratum's prior.
@@ -447,9 +436,10 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
     // campaign's pooling, when there is one, replaces this spread afterwards.
     let chosen_curve = Curve::from(&forms.plausible[0]);
     let chosen_eval = Evaluator::new(&chosen_curve, data.horizon, forms.min_unit_cost_s);
+    let chosen_totals = CurveTotals::new(&chosen_eval, runs, data.horizon);
     let measures: Vec<RunDivergence> = runs
         .iter()
-        .map(|r| divergence::measure(&r.run, &r.points, &|n| chosen_eval.total(n)))
+        .map(|r| divergence::measure(&r.run, &r.points, &|n| chosen_totals.at(n)))
         .collect();
     let spread = divergence::spread(&measures, None, &options.divergence_prior());
     // 6. Weights, and what a projection needs.
@@ -727,18 +717,17 @@ fn growth_factor_per_unit(points: &[Vec<(u64, f64)>]) -> Option<f64> {
     }
     let mut slopes = Vec::new();
     for run in points {
-        let later: Vec<(f64, f64)> = run
-            .iter()
-            .skip(1)
-            .filter(|&&(_, c)| c > 0.0)
-            .map(|&(u, c)| (u as f64, c.ln()))
-            .collect();
+        let later: Vec<&(u64, f64)> = run.iter().skip(1).filter(|&&(_, c)| c > 0.0).collect();
         // Pairs grow with the square of the units: a long run is thinned to
         // evenly spaced intervals (a systematic subsample, over which the
         // estimator is the same), so that a million rows cost no more than a
-        // few hundred pairs per run.
+        // few hundred pairs per run. The logarithms are taken after thinning.
         let step = later.len().div_ceil(THEIL_SEN_MAX_POINTS).max(1);
-        let later: Vec<(f64, f64)> = later.into_iter().step_by(step).collect();
+        let later: Vec<(f64, f64)> = later
+            .into_iter()
+            .step_by(step)
+            .map(|&(u, c)| (u as f64, c.ln()))
+            .collect();
         for (i, a) in later.iter().enumerate() {
             for b in &later[i + 1..] {
                 slopes.push((b.1 - a.1) / (b.0 - a.0));
@@ -888,13 +877,41 @@ fn regime_changed(best: &FormScore) -> bool {
     best.score.is_finite() && best.score > REGIME_CHANGE_LOG_ERROR && best.score > 2.0 * best.se
 }
 
+/// A curve's totals P(u) at the units of a stratum's rows: tabulated by unit
+/// when the table is no longer than the rows (consecutive units, the common
+/// case: one evaluation per unit instead of one per row of every run), else
+/// evaluated at each row, so that gaps in unit numbers cost no memory. The
+/// values are the evaluator's own either way.
+struct CurveTotals<'e> {
+    eval: &'e Evaluator<'e>,
+    /// P(u) for u = 0..=horizon, or empty.
+    table: Vec<f64>,
+}
+
+impl<'e> CurveTotals<'e> {
+    fn new(eval: &'e Evaluator<'e>, runs: &[&RunTimings], horizon: u64) -> Self {
+        let row_count: u64 = runs.iter().map(|r| r.points.len() as u64).sum();
+        let table = if horizon <= row_count {
+            (0..=horizon).map(|u| eval.total(u)).collect()
+        } else {
+            Vec::new()
+        };
+        CurveTotals { eval, table }
+    }
+
+    fn at(&self, u: u64) -> f64 {
+        usize::try_from(u)
+            .ok()
+            .and_then(|i| self.table.get(i).copied())
+            .unwrap_or_else(|| self.eval.total(u))
+    }
+}
+
 /// Ratio (≤ 1) of the within-run residual variance to the pooled one for a fit
 /// with unit rows: each run's intervals are compared with the curve scaled by
 /// that run's own level (ln L_k = ln T_k / P(U_k)), over n - p - (K - 1) degrees
 /// of freedom. None when it does not apply (one run, run-length rows, no
-/// residual degrees of freedom). The curve's totals are tabulated by unit when
-/// the table is no longer than the rows (consecutive units, the common case),
-/// else evaluated at each row, so that gaps in unit numbers cost no memory.
+/// residual degrees of freedom). The curve's totals come from [`CurveTotals`].
 fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f64) -> Option<f64> {
     let k = runs.len();
     if k < 2 || runs.iter().any(|r| r.points.len() < 2) {
@@ -902,18 +919,8 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
     }
     let curve = Curve::from(fit);
     let eval = Evaluator::new(&curve, horizon, floor);
-    let row_count: u64 = runs.iter().map(|r| r.points.len() as u64).sum();
-    let table: Vec<f64> = if horizon <= row_count {
-        (0..=horizon).map(|u| eval.total(u)).collect()
-    } else {
-        Vec::new()
-    };
-    let total_at = |u: u64| {
-        usize::try_from(u)
-            .ok()
-            .and_then(|i| table.get(i).copied())
-            .unwrap_or_else(|| eval.total(u))
-    };
+    let totals = CurveTotals::new(&eval, runs, horizon);
+    let total_at = |u: u64| totals.at(u);
     let (mut ss_within, mut ss_pooled, mut rows) = (0.0, 0.0, 0usize);
     for run in runs {
         let &(u_last, t_last) = run.points.last()?;

@@ -325,9 +325,10 @@ pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
     let sigma2 = per_unit_variance(full);
     let mut scores: Vec<FormScore> = Form::ALL
         .into_iter()
+        // Only forms that also fit the full data can be chosen: the others
+        // are not scored (a profiled fit of the early part is costly).
+        .filter(|&form| fitted(full, form))
         .filter_map(|form| score_form(form, &early, runs, cut, sigma2))
-        // Only forms that also fit the full data can be chosen.
-        .filter(|s| fitted(full, s.form))
         .collect();
     if scores.is_empty() || scores.iter().all(|s| !s.score.is_finite()) {
         let mut c = fallback_choice(Selection::ProbeTooShort, shape.lengths, full);

@@ -36,8 +36,8 @@
 //! `gpus` holds what `calib probe` writes (`none`, `unknown ...`, or counts by
 //! model such as `2x NVIDIA A100; 1x NVIDIA T4`) or a plain count.
 //!
-//! Speed: a table over 8 MiB is cut at line ends outside quoted fields into one
-//! piece per core; the pieces are parsed in parallel into their own runs and
+//! Speed: a table over 8 MiB is cut at line ends outside quoted fields into a
+//! few pieces per core; the pieces are parsed in parallel into their own runs and
 //! merged in file order, so messages and checks are those of a sequential read
 //! (the first bad line of the file is the one reported). Consecutive rows of one
 //! run skip the run and stratum lookups; records are swapped, never cloned.
@@ -254,8 +254,13 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
     }
     let mut out = Vec::with_capacity(all.runs.len());
     let mut runs_with_gaps = 0usize;
-    for builder in all.runs {
-        let (run, gaps) = finish_run(builder, &origins, options)?;
+    // Runs are checked on every core; the first error in run order is the
+    // one reported, as in a sequential pass.
+    let finished = crate::parallel::map_mut(&mut all.runs, |builder| {
+        finish_run(builder, &origins, options)
+    });
+    for result in finished {
+        let (run, gaps) = result?;
         if let Some(warning) = gaps {
             runs_with_gaps += 1;
             if runs_with_gaps <= LISTED_GAP_RUNS {
@@ -660,6 +665,34 @@ impl Runs {
 
 /// Inputs smaller than this are parsed by one thread.
 const PARALLEL_BYTES: usize = 8 << 20;
+/// Pieces a larger input is cut into, per core.
+const PIECES_PER_CORE: usize = 4;
+
+/// `text.trim()`, without the scan for Unicode white space when the field
+/// starts and ends with a printable ASCII character (calib's own files, and
+/// nearly every table): then there is nothing to trim.
+fn trimmed(text: &str) -> &str {
+    let plain = |b: &u8| b.is_ascii_graphic();
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(first), Some(last)) if plain(first) && plain(last) => text,
+        _ => text.trim(),
+    }
+}
+
+/// How many times `byte` occurs in `bytes`. Counted in blocks of 255 into a
+/// byte-wide counter, which the compiler turns into vector instructions: the
+/// split below counts the quotes and line breaks of every piece but the last,
+/// on one thread, before any parsing starts.
+fn count_byte(bytes: &[u8], byte: u8) -> u64 {
+    bytes
+        .chunks(255)
+        .map(|block| {
+            block
+                .iter()
+                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte))) as u64
+        })
+        .sum()
+}
 
 /// Splits a CSV body into up to `parts` pieces at line ends outside quoted
 /// fields (a position is outside quotes when the number of `"` before it is
@@ -678,10 +711,8 @@ fn split_chunks(bytes: &[u8], parts: usize) -> Vec<(usize, usize, u64)> {
                 break 'parts;
             };
             p += i + 1;
-            for &b in &bytes[scanned..p] {
-                quotes += usize::from(b == b'"');
-                newlines += u64::from(b == b'\n');
-            }
+            quotes += count_byte(&bytes[scanned..p], b'"') as usize;
+            newlines += count_byte(&bytes[scanned..p], b'\n');
             scanned = p;
             if quotes.is_multiple_of(2) {
                 break;
@@ -733,7 +764,14 @@ fn read_table(
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    let chunks = split_chunks(bytes, threads);
+    // Several pieces per core, taken from a queue: a core slowed by another
+    // program leaves its share to the others instead of holding up the read.
+    let pieces = if threads > 1 {
+        PIECES_PER_CORE * threads
+    } else {
+        1
+    };
+    let chunks = split_chunks(bytes, pieces);
     let table = Table {
         file_no,
         origin,
@@ -744,24 +782,11 @@ fn read_table(
         ends_cleanly: bytes.ends_with(b"\n") || bytes.ends_with(b"\r"),
     };
     let last = chunks.len() - 1;
-    let results: Vec<Result<(Runs, Vec<IngestWarning>)>> = if chunks.len() == 1 {
-        vec![table.parse_chunk(bytes, 0, true)]
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .enumerate()
-                .map(|(k, &(start, end, lines))| {
-                    let table = &table;
-                    scope.spawn(move || table.parse_chunk(&bytes[start..end], lines, k == last))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a reading thread panicked"))
-                .collect()
-        })
-    };
+    let numbered: Vec<(usize, (usize, usize, u64))> = chunks.into_iter().enumerate().collect();
+    let results: Vec<Result<(Runs, Vec<IngestWarning>)>> =
+        crate::parallel::map(&numbered, |&(k, (start, end, lines))| {
+            table.parse_chunk(&bytes[start..end], lines, k == last)
+        });
     for result in results {
         let (runs, w) = result?;
         warnings.extend(w);
@@ -864,7 +889,7 @@ impl Table<'_> {
                     .to_string(),
             ));
         }
-        let field = |i: usize| record.get(i).unwrap_or("").trim();
+        let field = |i: usize| trimmed(record.get(i).unwrap_or(""));
         let run = field(columns.run);
         if run.is_empty() {
             return Err(bad(format!(
@@ -1014,7 +1039,7 @@ impl Table<'_> {
 /// Checks a run's rows and turns them into its points; also returns the
 /// warning about its gaps, if it has any.
 fn finish_run(
-    mut builder: RunBuilder,
+    builder: &mut RunBuilder,
     origins: &[Origin],
     options: &IngestOptions,
 ) -> Result<(RunTimings, Option<IngestWarning>)> {
@@ -1086,14 +1111,17 @@ fn finish_run(
             }
         }
     }
-    let gaps = unit_gaps(&builder, origins);
-    let end = builder.end.map(|(end, unit, time, _)| (end, unit, time));
+    let gaps = unit_gaps(builder, origins);
+    let end = builder
+        .end
+        .take()
+        .map(|(end, unit, time, _)| (end, unit, time));
     let run = RunTimings {
-        run: builder.run,
-        stratum: builder.stratum,
+        run: std::mem::take(&mut builder.run),
+        stratum: std::mem::take(&mut builder.stratum),
         points,
         end,
-        fingerprint: builder.fingerprint,
+        fingerprint: std::mem::take(&mut builder.fingerprint),
     };
     Ok((run, gaps))
 }
@@ -1129,6 +1157,40 @@ fn unit_gaps(builder: &RunBuilder, origins: &[Origin]) -> Option<IngestWarning> 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn trimmed_is_trim() {
+        for text in [
+            "",
+            " ",
+            "a",
+            " a",
+            "a ",
+            "\ta\r",
+            "s000-r00",
+            "\u{a0}x",
+            "x\u{2003}",
+            "é",
+            "é ",
+            "12.5",
+            "\u{feff}1",
+        ] {
+            assert_eq!(super::trimmed(text), text.trim(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn count_byte_counts_across_blocks() {
+        let bytes: Vec<u8> = (0..10_000u32)
+            .map(|i| if i % 3 == 0 { b'"' } else { b'x' })
+            .collect();
+        for len in [0, 1, 254, 255, 256, 766, 10_000] {
+            let slow = bytes[..len].iter().filter(|&&b| b == b'"').count() as u64;
+            assert_eq!(super::count_byte(&bytes[..len], b'"'), slow);
+        }
+        // A block of 255 matches fills the byte-wide counter exactly.
+        assert_eq!(super::count_byte(&[b'"'; 600], b'"'), 600);
+    }
+
     #[test]
     fn fingerprint_columns_are_the_writers() {
         assert_eq!(

@@ -15,10 +15,8 @@ impl Exporter for JsonExporter {
                 .model
                 .strata
                 .iter()
-                .map(|m| {
-                    let p = m.project(n, report.options.confidence);
-                    serde_json::json!({ "stratum": m.stratum, "projection": p })
-                })
+                .zip(report.projections(n))
+                .map(|(m, p)| serde_json::json!({ "stratum": m.stratum, "projection": p }))
                 .collect(),
             None => Vec::new(),
         };

@@ -47,6 +47,7 @@ fn table(report: &FitReport) -> Table {
         0 | 3 | 5 => Align::Left,
         _ => Align::Right,
     });
+    let projections = units.map(|n| report.projections(n));
     for (k, (m, r)) in report.model.strata.iter().zip(&report.strata).enumerate() {
         let mut row = vec![
             r.stratum.clone(),
@@ -65,8 +66,7 @@ fn table(report: &FitReport) -> Table {
         ];
         let n = units.unwrap_or(m.projection.probe_units);
         row.push(format!("{:.2}x", report.mean_underestimate(k, n)));
-        if let Some(n) = units {
-            let p = m.project(n, report.options.confidence);
+        if let Some(p) = projections.as_ref().map(|all| &all[k]) {
             row.push(human_duration(p.predicted_s));
             row.push(human_duration(p.floor_s));
             row.push(human_duration(p.upper_s));
