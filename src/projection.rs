@@ -377,7 +377,13 @@ pub struct Projector<'a> {
     spread: &'a RunSpread,
     horizon: u64,
     kappa: f64,
+    /// P̄(H), which every projection needs: computed once.
+    averaged_at_horizon: f64,
 }
+
+/// Most forms a projection averages (the five of [`Form::ALL`]), so that one
+/// N's totals fit on the stack.
+const MAX_FORMS: usize = Form::ALL.len();
 
 impl<'a> Projector<'a> {
     pub fn new(params: &'a ProjectionParams) -> Self {
@@ -385,12 +391,15 @@ impl<'a> Projector<'a> {
             .curves()
             .map(|c| Evaluator::new(c, params.probe_units, params.min_unit_cost_s))
             .collect();
-        Projector {
+        let mut projector = Projector {
             evals,
             spread: &params.spread,
             horizon: params.probe_units.max(1),
             kappa: params.extrapolation_kappa,
-        }
+            averaged_at_horizon: f64::NAN,
+        };
+        projector.averaged_at_horizon = projector.averaged(projector.horizon);
+        projector
     }
 
     /// The chosen form's P(N) (levels not applied).
@@ -446,25 +455,44 @@ impl<'a> Projector<'a> {
         t
     }
 
-    /// P̄(N): the weighted geometric mean of the forms' projections.
-    fn averaged(&self, n: u64) -> f64 {
+    /// Each form's P(N), in the order of the forms (on the stack: this runs
+    /// hundreds of times per bound).
+    fn totals(&self, n: u64) -> ([f64; MAX_FORMS], usize) {
+        let mut totals = [0.0; MAX_FORMS];
+        let count = self.evals.len().min(MAX_FORMS);
+        for (slot, e) in totals.iter_mut().zip(&self.evals) {
+            *slot = e.total(n);
+        }
+        (totals, count)
+    }
+
+    /// P̄ from the forms' totals: their weighted geometric mean.
+    fn averaged_of(&self, totals: &[f64]) -> f64 {
         self.evals
             .iter()
-            .map(|e| e.curve.weight * e.total(n).max(f64::MIN_POSITIVE).ln())
+            .zip(totals)
+            .map(|(e, t)| e.curve.weight * t.max(f64::MIN_POSITIVE).ln())
             .sum::<f64>()
             .exp()
     }
 
+    /// P̄(N): the weighted geometric mean of the forms' projections.
+    fn averaged(&self, n: u64) -> f64 {
+        let (totals, count) = self.totals(n);
+        self.averaged_of(&totals[..count])
+    }
+
     /// Centre, log-variance and degrees of freedom of a new run at N.
     fn distribution(&self, n: u64) -> (f64, f64, f64) {
-        let p_bar = self.averaged(n);
+        let (totals, count) = self.totals(n);
+        let p_bar = self.averaged_of(&totals[..count]);
         let ln_p_bar = p_bar.ln();
-        let p_h = self.averaged(self.horizon);
+        let p_h = self.averaged_at_horizon;
         let centre = ln_p_bar + self.spread.centre(p_h, p_bar);
         let (v_spread, spread_df) = self.spread.predictive_var(self.horizon, n, p_h, p_bar);
         let (mut v_fit, mut v_model, mut fit_df_weighted) = (0.0, 0.0, 0.0);
-        for e in &self.evals {
-            let p = e.total(n).max(f64::MIN_POSITIVE);
+        for (e, &total) in self.evals.iter().zip(&totals[..count]) {
+            let p = total.max(f64::MIN_POSITIVE);
             let w = e.curve.weight;
             v_fit += w * (e.se(n) / p).powi(2);
             v_model += w * (p.ln() - ln_p_bar).powi(2);
@@ -498,12 +526,12 @@ impl<'a> Projector<'a> {
     /// each form the probe cannot rule out; the largest of them, so that it
     /// holds whichever of those forms is true.
     fn floor(&self, n: u64) -> f64 {
-        let p_h_bar = self.averaged(self.horizon);
-        let p_n_bar = self.averaged(n);
-        let worst = self.spread.max_run(p_h_bar, p_n_bar);
-        self.evals
+        let (totals, count) = self.totals(n);
+        let p_n_bar = self.averaged_of(&totals[..count]);
+        let worst = self.spread.max_run(self.averaged_at_horizon, p_n_bar);
+        totals[..count]
             .iter()
-            .map(|e| e.total(n) * worst.exp())
+            .map(|t| t * worst.exp())
             .fold(0.0, f64::max)
     }
 
