@@ -49,6 +49,9 @@ pub enum Command {
     /// Read sacct afterwards: what each task really used of its budget.
     #[command(long_about = commands::audit::LONG_ABOUT)]
     Audit(Box<commands::audit::AuditArgs>),
+    /// Resubmit tasks killed by their walltime, with the time the rest of each run needs.
+    #[command(long_about = commands::resume::LONG_ABOUT)]
+    Resume(Box<commands::resume::ResumeArgs>),
     /// Hold out whole runs and check how the budget from shorter probes covers them.
     #[command(long_about = commands::backtest::LONG_ABOUT)]
     Backtest(Box<commands::backtest::BacktestArgs>),
@@ -68,6 +71,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Fit(args) => commands::fit::run(&args),
         Command::Budget(args) => commands::budget::run(&args),
         Command::Audit(args) => commands::audit::run(&args),
+        Command::Resume(args) => commands::resume::run(&args),
         Command::Backtest(args) => commands::backtest::run(&args),
         Command::Completions(args) => commands::completions::run(&args),
         Command::Man(args) => commands::man::run(&args),

@@ -28,6 +28,7 @@ pub mod output;
 pub mod plot;
 pub(crate) mod probe;
 pub mod projection;
+pub mod resume;
 pub(crate) mod shell;
 pub mod slurm;
 pub(crate) mod stats;

@@ -10,3 +10,4 @@ pub mod flags;
 pub mod input;
 pub mod man;
 pub mod probe;
+pub mod resume;
