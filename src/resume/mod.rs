@@ -231,6 +231,16 @@ pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Sele
                     matched.push(job);
                 }
                 if row.state != Some(JobState::Timeout) {
+                    if let Some((_, run)) = found.filter(|(_, run)| short_of(run)) {
+                        let state = row.state.as_ref().map_or("(no state)", |s| s.name());
+                        selected.skipped.push(Skipped {
+                            task: id.text.clone(),
+                            reason: format!(
+                                "{state} in sacct, not TIMEOUT, after unit {} of {units}: not a walltime kill, so a longer time would not help; see its log",
+                                run.points.last().map_or(0, |p| p.0)
+                            ),
+                        });
+                    }
                     continue;
                 }
                 let array = match id.kind {
