@@ -25,7 +25,7 @@ gives each stratum its own --time and its own array submission.";
 const AFTER_HELP: &str = "\
 Exit status: 0 success; 1 a failure of the system or of a command calib ran; \
 2 bad input, bad usage, or a refusal (the message says what to do); \
-3 calib budget: a stratum cannot fit under any partition's cap. \
+3 calib budget, calib resume: a stratum cannot fit under any partition's cap. \
 calib probe exits with the status of the command it ran.";
 
 #[derive(Debug, Parser)]
