@@ -19,9 +19,9 @@ use common::slurm::{require_lab, sacct_text, submit, wait_done};
 use common::{stderr, stdout, CALIB};
 use serde_json::Value;
 
-/// Units of a whole run: about 150 s of work, so that a one-minute limit
+/// Units of a whole run: about 200 s of work, so that a one-minute limit
 /// kills it part way, and what is left cannot fit that minute either.
-const UNITS: u64 = 150;
+const UNITS: u64 = 200;
 
 /// The workload: one unit a second; after each, the checkpoint (the last
 /// unit done) is replaced atomically, then the unit is reported. A run starts
@@ -178,7 +178,7 @@ fn a_timed_out_checkpointing_array_is_resumed_to_completion() {
     }
     // The killed runs' own pace, from their files alone: the time their
     // remaining units take at it (the measured remainder, startup aside).
-    let killed = read_timings(&[runs.clone()], &IngestOptions::default()).unwrap();
+    let killed = read_timings(std::slice::from_ref(&runs), &IngestOptions::default()).unwrap();
     let measured_remainder = killed
         .runs
         .iter()
