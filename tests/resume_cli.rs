@@ -323,3 +323,41 @@ fn bad_input_exits_2_with_what_to_do() {
     let out = resume(&["--sacct", "4242_4|TIMEOUT"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+#[test]
+fn a_probe_too_short_for_the_run_gives_no_time_and_exits_3() {
+    // data/trend-probe-7.csv: one run of 7 generations; a run of 100 is
+    // beyond what so short a probe supports, remainder or not.
+    let dir = tempfile::tempdir().unwrap();
+    let killed = dir.path().join("killed.csv");
+    let mut text = String::from("run,stratum,unit,elapsed_s,job_id,end\n");
+    for i in 1..=30 {
+        text.push_str(&format!("k,dataset=X,{i},{},9_2,\n", 30 + 170 * i));
+    }
+    text.push_str("k,dataset=X,30,5200,9_2,signal:TERM\n");
+    std::fs::write(&killed, text).unwrap();
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/trend-probe-7.csv",
+            "--timings",
+            killed.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "unsupported", "{s}");
+    assert!(s["time"].is_null(), "{s}");
+    assert!(s["commands"].as_array().unwrap().is_empty(), "{s}");
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("calib probe --units 10"), "{notes}");
+}

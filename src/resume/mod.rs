@@ -119,6 +119,11 @@ impl TimedOutTask {
     pub fn elapsed_s(&self) -> f64 {
         self.timings.points.last().map_or(0.0, |p| p.1)
     }
+
+    /// The job id, else the run id.
+    pub fn task_label(&self) -> &str {
+        self.job_id.as_deref().unwrap_or(&self.timings.run)
+    }
 }
 
 /// A task calib does not resubmit, and why.
@@ -432,7 +437,7 @@ pub fn index_list(indexes: &[u64]) -> String {
     while i < indexes.len() {
         let start = indexes[i];
         let mut end = start;
-        while i + 1 < indexes.len() && indexes[i + 1] == end + 1 {
+        while i + 1 < indexes.len() && end.checked_add(1) == Some(indexes[i + 1]) {
             end += 1;
             i += 1;
         }
@@ -599,7 +604,7 @@ fn resume_stratum(
         if let Some(r) = &t.remainder {
             notes.push(format!(
                 "{}: unit {} of {} at {}, {:.2}x the model over its units and {:.2}x at its current rate; {} units left: predicted {}, measured {}, upper {}",
-                t.task.job_id.as_deref().unwrap_or(&t.task.timings.run),
+                t.task.task_label(),
                 t.task.unit_reached(),
                 options.units,
                 human_duration(t.task.elapsed_s()),
@@ -621,12 +626,15 @@ fn resume_stratum(
             segments: None,
             largest_cap_s: decision.largest_cap_s,
         };
+        if let Some(why) = model.support(options.units) {
+            notes.push(why.explain(options.units, model.projection.probe_units));
+        }
         notes.push(format!(
-            "no --time: the model's margin for {} units rests on a probe that cannot support one (see below); or fit the probe timings with these tasks' units added and resume again",
+            "no --time: the margin for a run of {} units rests on a probe that cannot support one; probe as the note above says, or pass the probe timings as PROBES with --no-checkpoint to fit them with these tasks' units added",
             options.units
         ));
     }
-    notes.extend(decision_notes(&decision, floor_s, upper_s, true));
+    notes.extend(decision_notes(&decision, floor_s, upper_s));
     notes.push(format!(
         "margin as calib budget gives a new run of {} units ({:.0}% over its prediction), applied to the remainder",
         options.units,
@@ -678,16 +686,9 @@ fn rerun_stratum(
     }
 }
 
-impl TimedOutTask {
-    /// The job id, else the run id.
-    pub fn task_label(&self) -> &str {
-        self.job_id.as_deref().unwrap_or(&self.timings.run)
-    }
-}
-
 /// What the bucket rule did, in words (`calib budget`'s notes, for a
 /// remainder).
-fn decision_notes(decision: &Decision, floor_s: f64, upper_s: f64, resumes: bool) -> Vec<String> {
+fn decision_notes(decision: &Decision, floor_s: f64, upper_s: f64) -> Vec<String> {
     let mut notes = Vec::new();
     match decision.status {
         Status::RoundedDown => notes.push(format!(
@@ -700,17 +701,10 @@ fn decision_notes(decision: &Decision, floor_s: f64, upper_s: f64, resumes: bool
         Status::OverCap => {
             let cap_s = decision.largest_cap_s.min((SBATCH_MAX_MINUTES * 60) as f64);
             notes.push(format!(
-                "over_cap: even the measured remainder ({}) exceeds the largest cap ({}); {}",
+                "over_cap: even the measured remainder ({}) exceeds the largest cap ({}); resubmit at the largest cap, {} times in all, each resuming from the checkpoint the last one left",
                 human_duration(floor_s),
                 human_duration(cap_s),
-                if resumes {
-                    format!(
-                        "resubmit at the largest cap, {} times in all, each resuming from the checkpoint the last one left",
-                        decision.segments.unwrap_or(2)
-                    )
-                } else {
-                    "no single task can finish".to_string()
-                }
+                decision.segments.unwrap_or(2)
             ));
         }
         Status::Ok | Status::Unsupported => {}
@@ -848,6 +842,11 @@ mod tests {
         assert_eq!(index_list(&[0]), "0");
         assert_eq!(index_list(&[1, 2, 3, 7, 9, 10]), "1-3,7,9-10");
         assert_eq!(index_list(&[]), "");
+        // The largest index a file could claim ends a range without overflow.
+        assert_eq!(
+            index_list(&[u64::MAX - 1, u64::MAX]),
+            format!("{}-{}", u64::MAX - 1, u64::MAX)
+        );
     }
 
     #[test]

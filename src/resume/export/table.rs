@@ -67,8 +67,15 @@ impl Exporter for TableExporter {
                     Status::RoundedDown => WARNING,
                     Status::OverCap | Status::Unsupported => FAILURE,
                 };
-                let time = match s.decision.status {
-                    Status::Unsupported => "-".to_string(),
+                // Over every cap: the resubmissions it takes at the largest.
+                let time = match (s.decision.status, s.decision.segments) {
+                    (Status::Unsupported, _) => "-".to_string(),
+                    (Status::OverCap, Some(n)) if s.decision.largest_cap_s.is_finite() => {
+                        format!(
+                            "{n} x {}",
+                            format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
+                        )
+                    }
                     _ => format_minutes(s.decision.minutes),
                 };
                 table.push(vec![
