@@ -143,13 +143,17 @@ pub struct Selected {
     pub notes: Vec<String>,
 }
 
-/// The array master and task index of a job id such as `4242_3`.
-fn array_of(job_id: &str) -> Option<(u64, u64)> {
-    let id = JobId::parse(job_id).ok()?;
+/// The array master and task index of an array task's job id.
+fn array_task(id: &JobId) -> Option<(u64, u64)> {
     match id.kind {
         JobKind::ArrayTask(index) => Some((id.job, index)),
         _ => None,
     }
+}
+
+/// [`array_task`] of a job id as text, such as `4242_3`.
+fn array_of(job_id: &str) -> Option<(u64, u64)> {
+    array_task(&JobId::parse(job_id).ok()?)
 }
 
 /// The task a run belongs to, for messages: its job id, else its run id.
@@ -238,20 +242,20 @@ pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Sele
                 if row.state != Some(JobState::Timeout) {
                     if let Some((_, run)) = found.filter(|(_, run)| short_of(run)) {
                         let state = row.state.as_ref().map_or("(no state)", |s| s.name());
+                        let reached = run.points.last().map_or(0, |p| p.0);
+                        let reason = if row.state.as_ref().is_some_and(|s| s.is_finished()) {
+                            format!("{state} in sacct, not TIMEOUT, after unit {reached} of {units}: not a walltime kill, so a longer time would not help; see its log")
+                        } else {
+                            format!("{state} in sacct (at unit {reached} of {units}): not over yet; run calib resume again once it has ended")
+                        };
                         selected.skipped.push(Skipped {
                             task: id.text.clone(),
-                            reason: format!(
-                                "{state} in sacct, not TIMEOUT, after unit {} of {units}: not a walltime kill, so a longer time would not help; see its log",
-                                run.points.last().map_or(0, |p| p.0)
-                            ),
+                            reason,
                         });
                     }
                     continue;
                 }
-                let array = match id.kind {
-                    JobKind::ArrayTask(index) => Some((id.job, index)),
-                    _ => None,
-                };
+                let array = array_task(id);
                 match found {
                     None => selected.skipped.push(Skipped {
                         task: id.text.clone(),
