@@ -40,6 +40,11 @@ fn main() -> std::io::Result<()> {
         "run-length.csv",
         &synth::run_length_case(&[100, 1000], 8, 21),
     )?;
+    std::fs::create_dir_all(dir.join("campaign"))?;
+    write(
+        "campaign/timed-out-Y.csv",
+        &synth::timeout_case(8.0 * 3600.0, 41),
+    )?;
     eprintln!("wrote the seed-case files into {}", dir.display());
     Ok(())
 }

@@ -25,7 +25,7 @@ gives each stratum its own --time and its own array submission.";
 const AFTER_HELP: &str = "\
 Exit status: 0 success; 1 a failure of the system or of a command calib ran; \
 2 bad input, bad usage, or a refusal (the message says what to do); \
-3 calib budget: a stratum cannot fit under any partition's cap; calib stage check: a check failed. \
+3 calib budget, calib resume: a stratum cannot fit under any partition's cap, or its probe cannot support a time; calib stage check: a check failed. \
 calib probe exits with the status of the command it ran.";
 
 #[derive(Debug, Parser)]
@@ -49,6 +49,9 @@ pub enum Command {
     /// Read sacct afterwards: what each task really used of its budget.
     #[command(long_about = commands::audit::LONG_ABOUT)]
     Audit(Box<commands::audit::AuditArgs>),
+    /// Resubmit tasks killed by their walltime, with the time the rest of each run needs.
+    #[command(long_about = commands::resume::LONG_ABOUT)]
+    Resume(Box<commands::resume::ResumeArgs>),
     /// Hold out whole runs and check how the budget from shorter probes covers them.
     #[command(long_about = commands::backtest::LONG_ABOUT)]
     Backtest(Box<commands::backtest::BacktestArgs>),
@@ -74,6 +77,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Fit(args) => commands::fit::run(&args),
         Command::Budget(args) => commands::budget::run(&args),
         Command::Audit(args) => commands::audit::run(&args),
+        Command::Resume(args) => commands::resume::run(&args),
         Command::Backtest(args) => commands::backtest::run(&args),
         Command::Grid(args) => commands::grid::run(&args),
         Command::Stage(args) => commands::stage::run(&args),

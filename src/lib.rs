@@ -30,6 +30,7 @@ pub(crate) mod parallel;
 pub mod plot;
 pub(crate) mod probe;
 pub mod projection;
+pub mod resume;
 pub(crate) mod shell;
 pub mod slurm;
 pub(crate) mod stats;

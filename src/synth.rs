@@ -241,6 +241,58 @@ pub fn spread_case(probe_units: u64, seed: u64) -> (String, Vec<f64>) {
     (csv, full)
 }
 
+/// The header of [`timeout_case`]: the contract's columns as `calib probe`
+/// writes them for an array task (its job id, how the run ended).
+pub const TIMEOUT_HEADER: &str = "run,stratum,unit,elapsed_s,cluster,cpu_model,job_id,end\n";
+
+/// Seed case 2's failure: the slow dataset's three seeds (levels
+/// [`SPREAD_LEVELS`], 385 s/gen, 20 s startup, 3% noise) run as tasks 3-5 of
+/// array job 4242 under one global walltime of `walltime_s` seconds, each
+/// probed: a task whose 100 generations fit ends with `exit:0`; the others
+/// are cut at the walltime (`signal:TERM`), keeping the generations they
+/// finished (at 8 h, the slowest stops at generation 74).
+pub fn timeout_case(walltime_s: f64, seed: u64) -> String {
+    let mut csv = TIMEOUT_HEADER.to_string();
+    for (k, level) in SPREAD_LEVELS.iter().enumerate() {
+        let mut s = spec(
+            format!("campaign-Y-s{k}"),
+            "dataset=Y",
+            100,
+            Cost::Constant { a: 385.0 },
+            *level,
+            0.03,
+        );
+        s.startup_s = 20.0;
+        let job = format!("4242_{}", 3 + k);
+        let mut rng = Rng::new(seed.wrapping_add(31 * k as u64));
+        let mut t = s.startup_s;
+        let mut done = 0;
+        for d in s.durations(&mut rng) {
+            if t + d > walltime_s {
+                break;
+            }
+            t += d;
+            done += 1;
+            let _ = writeln!(
+                csv,
+                "{},\"{}\",{done},{t:.3},{},{},{job},",
+                s.run, s.stratum, s.cluster, s.cpu_model
+            );
+        }
+        let (end, at) = if done == s.units {
+            ("exit:0", t + 1.0)
+        } else {
+            ("signal:TERM", walltime_s)
+        };
+        let _ = writeln!(
+            csv,
+            "{},\"{}\",{done},{at:.3},{},{},{job},{end}",
+            s.run, s.stratum, s.cluster, s.cpu_model
+        );
+    }
+    csv
+}
+
 /// Seed case 4's workload: c(i) = a + b ln i, calibrated so that the average
 /// per-unit cost is 459 ms at 100 units and 678 ms at 10,000 (564 -> 568 ms at 1,000).
 pub const RUN_LENGTH_COST: Cost = Cost::Log {

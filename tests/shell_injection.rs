@@ -18,6 +18,8 @@
 //!   it passes the environment and its arguments to the user's script (whose
 //!   path is hostile as well) byte for byte.
 //!
+//! The same holds for the lines `calib resume --format sbatch` prints.
+//!
 //! Input side: the built binary refuses a control character in each way a
 //! label or name comes in, with exit status 2 and a message naming where.
 
@@ -754,5 +756,147 @@ fn hostile_grid_and_calib_paths_reach_the_cell_derivation_intact() {
             "{case}: {export}"
         );
         assert!(!sentinel.exists(), "{case}: the payload ran");
+    }
+}
+
+/// A `calib resume` plan of the honest stratum's tasks 1 and 3 of array 77,
+/// killed at unit 40 of 100, under the same partitions.
+fn honest_resume() -> calib::resume::ResumePlan {
+    use calib::resume::{self, ResumeOptions, Selected, TimedOutTask};
+    use calib::stratum::Stratum;
+    use calib::timings::{Fingerprint, RunEnd, RunTimings};
+    let model = fit_csv(&{
+        let mut csv = synth::HEADER.to_string();
+        for k in 0..3u64 {
+            let spec = synth::RunSpec {
+                run: format!("r{k}"),
+                stratum: "bench=sim".into(),
+                units: 30,
+                startup_s: 0.5,
+                cost: synth::Cost::Constant { a: 40.0 },
+                level: 1.0 + 0.01 * k as f64,
+                noise_cv: 0.02,
+                cluster: "clusterA".into(),
+                cpu_model: "Intel Xeon Gold 6148".into(),
+            };
+            synth::write_unit_rows(&mut csv, &spec, &mut synth::Rng::new(7 + k));
+        }
+        csv
+    })
+    .model;
+    let list = parse_partitions(
+        "cpu_b1* 3:00:00\ncpu_b2 12:00:00\n",
+        &calib::error::Origin::Argument("test".into()),
+    )
+    .unwrap();
+    let tasks = [1u64, 3]
+        .iter()
+        .map(|&index| {
+            let job_id = format!("77_{index}");
+            TimedOutTask {
+                job_id: Some(job_id.clone()),
+                array: Some((77, index)),
+                timings: RunTimings {
+                    run: format!("run-{index}"),
+                    stratum: Stratum::parse("bench=sim").unwrap(),
+                    points: (1..=40).map(|i| (i, 0.5 + 40.0 * i as f64)).collect(),
+                    end: Some((RunEnd::Signal("TERM".into()), 40, 1601.0)),
+                    fingerprint: Fingerprint {
+                        job_id: Some(job_id),
+                        ..Fingerprint::default()
+                    },
+                },
+            }
+        })
+        .collect();
+    resume::plan(
+        &model,
+        &list.select(None).unwrap(),
+        Selected {
+            tasks,
+            ..Selected::default()
+        },
+        &ResumeOptions {
+            units: 100,
+            confidence: 0.99,
+            checkpoint: true,
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
+    use calib::resume::export::{ExportContext, Format};
+    use calib::resume::Skipped;
+    require_bash();
+    let dir = tempfile::tempdir().unwrap();
+    let honest = honest_resume();
+    assert_eq!(honest.strata.len(), 1);
+    assert!(honest.strata[0].submittable(), "{:?}", honest.strata[0]);
+    let sentinel = dir.path().join("pwned");
+    let bin = dir.path().join("bin");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    for (i, hostile) in corpus(&sentinel).iter().enumerate() {
+        let comment_only = format!("{hostile}\0nul\n touch {}", sentinel.display());
+        let mut plan = honest.clone();
+        plan.partitions = comment_only.clone();
+        plan.notes.push(comment_only.clone());
+        plan.skipped.push(Skipped {
+            task: comment_only.clone(),
+            reason: comment_only.clone(),
+        });
+        let s = &mut plan.strata[0];
+        s.stratum = hostile.to_string();
+        s.decision.partition = Some(hostile.to_string());
+        s.notes.push(comment_only.clone());
+        // An over-cap copy: its line is shown commented out, never run.
+        let mut over = s.clone();
+        over.decision.status = Status::OverCap;
+        over.decision.segments = Some(3);
+        plan.strata.push(over);
+        let context = ExportContext {
+            script: hostile.clone(),
+            name_partition: true,
+            created_at: comment_only.clone(),
+        };
+        let mut bytes = Vec::new();
+        Format::Sbatch
+            .exporter()
+            .export(&plan, &context, &mut bytes)
+            .unwrap();
+        let script = String::from_utf8(bytes).unwrap();
+        let case = format!("case {i} {hostile:?}");
+
+        let submission = Submission::new(dir.path(), 1000 + i, &bin, &script);
+        assert_bash_parses(&submission.file, &script, &case);
+        let ran = submission.run(&submission.file, &path).output().unwrap();
+        assert!(ran.status.success(), "{case}: {}\n{script}", stderr(&ran));
+        assert!(!sentinel.exists(), "{case}: the payload ran\n{script}");
+        assert_eq!(
+            std::fs::read_dir(&submission.work).unwrap().count(),
+            0,
+            "{case}: the script left files behind"
+        );
+        let s = &plan.strata[0];
+        let script_arg = if hostile.starts_with('-') {
+            format!("./{hostile}")
+        } else {
+            hostile.clone()
+        };
+        let expected = vec![
+            // Exactly the killed tasks, 1 and 3.
+            "--array=1,3".to_string(),
+            format!("--time={}", s.time()),
+            format!("--partition={hostile}"),
+            format!("--job-name={}", job_name(hostile)),
+            format!("--comment=calib stratum={hostile}"),
+            format!(
+                "--export=ALL,CALIB_STRATUM={},CALIB_UNITS=100",
+                hostile.replace(',', ";")
+            ),
+            script_arg,
+        ];
+        assert_eq!(calls(&submission.log), vec![expected], "{case}\n{script}");
     }
 }

@@ -11,4 +11,5 @@ pub mod grid;
 pub mod input;
 pub mod man;
 pub mod probe;
+pub mod resume;
 pub mod stage;

@@ -63,7 +63,7 @@ fn directive(out: &mut String, name: &str, value: &str) {
 
 /// A path as sbatch's last argument: sbatch would take a path that starts
 /// with `-` for an option, and `./` keeps it the same relative path.
-fn script_argument(script: &str) -> String {
+pub(crate) fn script_argument(script: &str) -> String {
     if script.starts_with('-') {
         quote(&format!("./{script}"))
     } else {
@@ -198,8 +198,8 @@ fn options(s: &StratumBudget, context: &ExportContext) -> Vec<(&'static str, Str
 
 /// `CALIB_STRATUM`'s value: the stratum with `;` for `,`, because sbatch's
 /// `--export` splits its list on commas.
-fn stratum_variable(s: &StratumBudget) -> String {
-    s.stratum.replace(',', ";")
+pub(crate) fn stratum_variable(stratum: &str) -> String {
+    stratum.replace(',', ";")
 }
 
 /// The variable that carries the grid file's path to a task.
@@ -227,7 +227,7 @@ fn command_line(s: &StratumBudget, context: &ExportContext) -> String {
     }
     let mut exports = format!(
         "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
-        stratum_variable(s),
+        stratum_variable(&s.stratum),
         s.units
     );
     if let Some(GridDerivation { grid, .. }) = &context.grid {
@@ -387,7 +387,11 @@ pub fn job_scripts(budget: &Budget, context: &ExportContext, dir: &Path) -> Vec<
         }
         // The rest of the submitting environment, as the command lines' --export=ALL.
         directive(&mut text, "export", "ALL");
-        let _ = writeln!(text, "export CALIB_STRATUM={}", quote(&stratum_variable(s)));
+        let _ = writeln!(
+            text,
+            "export CALIB_STRATUM={}",
+            quote(&stratum_variable(&s.stratum))
+        );
         let _ = writeln!(text, "export CALIB_UNITS={}", s.units);
         if let Some(derivation) = &context.grid {
             let _ = writeln!(text, "export {GRID_VARIABLE}={}", quote(&derivation.grid));

@@ -1,0 +1,239 @@
+//! `calib resume`: after a walltime kill, the time the rest of each killed
+//! run needs and the `sbatch` line that resubmits exactly those tasks.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use regex::Regex;
+
+use crate::audit::{check_columns, SacctQuery};
+use crate::budget::grid::MAX_COUNT;
+use crate::commands::budget::NamePartition;
+use crate::commands::flags;
+use crate::commands::input::read_text_argument;
+use crate::error::{Error, Result, EXIT_OVER_CAP};
+use crate::fit::{fit_timings, FitOptions};
+use crate::model::ModelFile;
+use crate::output;
+use crate::resume::export::{ExportContext, Format};
+use crate::resume::{self, ResumeOptions};
+use crate::shell::text_argument;
+use crate::slurm::partitions::{parse_partitions, PartitionSelector};
+use crate::slurm::sacct::{parse_sacct, SacctOptions};
+use crate::timings::{read_timings, IngestOptions};
+
+/// The description `--help` and the manual page show (set on the subcommand
+/// in `crate::cli`, where the one-line `about` comes from).
+pub const LONG_ABOUT: &str = "\
+Resubmit the tasks killed by their walltime, with the time the rest of each run needs
+
+A task killed after unit k of N (its probe timings show k; sacct shows TIMEOUT) of a \
+program that resumes from a checkpoint needs only units k+1..N. calib projects them with \
+the model, at the killed run's own measured rate (its current per-unit rate against the \
+model's curve), adds the startup of the restart, applies the margin calib budget gives a \
+new run of N units, and rounds into a partition bucket by budget's rule, never below the \
+measured remainder (that run at its own rate, under every cost form the probe cannot rule \
+out). It prints the sbatch line for exactly the killed array tasks.
+
+With --no-checkpoint (the program cannot resume), the killed runs' units are added to the \
+probe timings, the stratum is fitted again, and the whole run is budgeted from unit 1.
+
+Exit status: 0, or 3 when a stratum's remainder fits under no partition cap or its probe \
+cannot support a bound (see the notes); 2 for bad input.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv --units 100 --partitions @data/campaign/partitions-narval.txt
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --format sbatch --script job.sh
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --no-checkpoint
+  calib resume --model calib-model.json --timings calib-runs/ -j 4242 --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
+      (on the cluster: calib runs sacct -j 4242 itself)
+
+The output: the table gives per stratum the killed tasks, the unit each reached, the units \
+left, the remainder (predicted, measured, upper bound), the --time, its partition and the \
+status; then per task what it measured (its level and current rate against the model), \
+the tasks left out and why, and the sbatch lines. Each line carries calib budget's options \
+(job name, comment, CALIB_STRATUM, CALIB_UNITS) with --array set to the killed tasks' \
+indexes: your script resumes each from its checkpoint. Write the resumed runs' probe \
+timings to another folder: their units count from 1 again.";
+
+/// Arguments of `calib resume`.
+#[derive(Debug, Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct ResumeArgs {
+    /// Probe timings files or folders to fit the model from on the fly, instead
+    /// of --model. Needed with --no-checkpoint, which fits them again with the
+    /// killed runs added.
+    #[arg(value_name = "PROBES")]
+    pub probes: Vec<PathBuf>,
+
+    /// The model written by `calib fit -o`. Default: calib-model.json when no
+    /// PROBES are given.
+    #[arg(long, short = 'm', value_name = "FILE", conflicts_with = "probes")]
+    pub model: Option<PathBuf>,
+
+    /// The campaign tasks' probe timings (files or folders of calib probe CSVs):
+    /// how far each killed task got. Tasks are matched to sacct rows by the
+    /// job_id column.
+    #[arg(long, value_name = "PATH", required = true)]
+    pub timings: Vec<PathBuf>,
+
+    /// `sacct -P` output with its header line (the text itself, @FILE, or - for
+    /// standard input): the tasks in state TIMEOUT are resubmitted. Without it
+    /// (and without -j), every run of --timings that stopped short of --units on
+    /// a signal, or with no end row, is taken as killed by its walltime.
+    #[arg(long, value_name = "SACCT", conflicts_with = "jobs")]
+    pub sacct: Option<String>,
+
+    /// Run `sacct -P -X -j IDS` for the tasks' states (on the cluster): a comma
+    /// list of job ids.
+    #[arg(short = 'j', long = "jobs", value_name = "IDS")]
+    pub jobs: Option<String>,
+
+    /// Units of a whole run (N): the killed tasks resume at their last
+    /// recorded unit and go on to N.
+    #[arg(long, short = 'n', value_name = "N", required = true, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
+    pub units: u64,
+
+    /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`,
+    /// given as the text itself, as @FILE, or as - for standard input.
+    #[arg(long, short = 'p', value_name = "SINFO")]
+    pub partitions: String,
+
+    /// Use the partitions of this family (a name minus its _bN suffix).
+    /// Default: the default partition's family.
+    #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
+    pub(crate) partition_family: Option<String>,
+
+    /// Use the partitions whose names match this regular expression.
+    #[arg(long, value_name = "REGEX", value_parser = flags::regex)]
+    pub(crate) partition_regex: Option<Regex>,
+
+    /// One-sided confidence of the upper bound, as for calib budget.
+    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
+    pub confidence: f64,
+
+    /// The program cannot resume from a checkpoint: budget the whole run again
+    /// from unit 1, with the killed runs' units added to the fit (needs PROBES).
+    #[arg(long)]
+    pub no_checkpoint: bool,
+
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// The campaign's batch script, the last word of each sbatch line. It reads
+    /// $CALIB_STRATUM and $CALIB_UNITS, and resumes from its checkpoint.
+    #[arg(long, value_name = "FILE", default_value = "job.sh", value_parser = text_argument)]
+    pub script: String,
+
+    /// Whether the sbatch lines name the partition, as for calib budget: `auto`
+    /// leaves it out when the partitions in play are one family of time buckets.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto)]
+    pub name_partition: NamePartition,
+}
+
+pub fn run(args: &ResumeArgs) -> Result<i32> {
+    let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
+    let partitions = parse_partitions(&text, &origin)?;
+    let selector = match (&args.partition_family, &args.partition_regex) {
+        (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
+        (None, Some(regex)) => Some(PartitionSelector::Regex(regex.clone())),
+        (None, None) => None,
+    };
+    let selection = partitions.select(selector.as_ref())?;
+    if args.no_checkpoint && args.probes.is_empty() {
+        return Err(Error::Refused(
+            "--no-checkpoint fits the probe timings again with the killed runs' units added, and a model file holds no timings: give the probe timings as PROBES instead of --model".into(),
+        ));
+    }
+
+    let tasks = read_timings(&args.timings, &IngestOptions::default())?;
+    for warning in &tasks.warnings {
+        output::warn(warning);
+    }
+    let sacct = match (&args.sacct, &args.jobs) {
+        (Some(value), _) => Some(read_text_argument(value, "--sacct")?),
+        (None, Some(jobs)) => Some(
+            SacctQuery {
+                jobs: Some(jobs.clone()),
+                since: None,
+                names: None,
+            }
+            .run()?,
+        ),
+        (None, None) => None,
+    };
+    let sacct = match sacct {
+        Some((text, origin)) => {
+            let table = parse_sacct(&text, &origin, &SacctOptions::default())?;
+            for warning in check_columns(&table, &origin)? {
+                output::warn(warning);
+            }
+            Some(table)
+        }
+        None => None,
+    };
+    let selected = resume::select(&tasks, sacct.as_ref(), args.units);
+
+    let model = if args.probes.is_empty() {
+        let path = args
+            .model
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("calib-model.json"));
+        if args.model.is_none() && !path.exists() {
+            return Err(Error::Refused(
+                "no model: give --model FILE (from `calib fit -o`) or the probe timings as PROBES"
+                    .into(),
+            ));
+        }
+        ModelFile::load(&path)?
+    } else {
+        let probes = read_timings(&args.probes, &IngestOptions::default())?;
+        for warning in &probes.warnings {
+            output::warn(warning);
+        }
+        if args.no_checkpoint {
+            resume::refit_with(&probes, &selected.tasks)?
+        } else {
+            fit_timings(&probes, &FitOptions::default())?.model
+        }
+    };
+    let options = ResumeOptions {
+        units: args.units,
+        confidence: args.confidence,
+        checkpoint: !args.no_checkpoint,
+    };
+    let plan = resume::plan(&model, &selection, selected, &options)?;
+    let context = ExportContext {
+        script: args.script.clone(),
+        name_partition: match args.name_partition {
+            NamePartition::Always => true,
+            NamePartition::Never => false,
+            NamePartition::Auto => !selection.is_one_bucket_family(),
+        },
+        created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    };
+    let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
+    match args.format {
+        Format::Table => output::write_table(export)?,
+        _ => output::write_result(export)?,
+    }
+    if plan.strata.is_empty() {
+        output::note("no killed task to resubmit (see the tasks left out, if any)");
+    }
+    let refused = plan.refused();
+    if !refused.is_empty() {
+        output::note(format_args!(
+            "{} stratum(s) get no resubmission: {}; see the notes",
+            refused.len(),
+            refused
+                .iter()
+                .map(|s| s.stratum.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        return Ok(EXIT_OVER_CAP);
+    }
+    Ok(0)
+}

@@ -1,0 +1,121 @@
+//! Output formats of `calib resume`, one file each behind [`Exporter`]: a
+//! table for people, JSON for programs, and the `sbatch` lines to run.
+
+mod json;
+mod sbatch;
+mod table;
+
+pub use self::json::JsonExporter;
+pub use self::sbatch::SbatchExporter;
+pub use self::table::TableExporter;
+
+use super::{ResumePlan, StratumResume, Submission};
+use crate::budget::export::{job_comment, job_name, script_argument, stratum_variable};
+use crate::shell::quote;
+
+/// What every format may need beyond the plan itself.
+#[derive(Debug, Clone)]
+pub struct ExportContext {
+    /// The batch script the `sbatch` lines submit (the campaign's own).
+    pub script: String,
+    /// Name the partition in the `sbatch` lines (see `calib budget
+    /// --name-partition`).
+    pub name_partition: bool,
+    /// RFC 3339 time of this plan.
+    pub created_at: String,
+}
+
+/// One output format. Writes go straight to `out` and their errors come back
+/// to the caller.
+pub trait Exporter {
+    fn export(
+        &self,
+        plan: &ResumePlan,
+        context: &ExportContext,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()>;
+}
+
+/// The formats `--format` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A table for people: per stratum the tasks, the remainder and its
+    /// --time, the notes, then the sbatch lines.
+    Table,
+    /// The same for programs.
+    Json,
+    /// Only what to run: per stratum a comment on what its --time rests on and
+    /// the sbatch lines.
+    Sbatch,
+}
+
+impl Format {
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Table => Box::new(TableExporter),
+            Format::Json => Box::new(JsonExporter),
+            Format::Sbatch => Box::new(SbatchExporter),
+        }
+    }
+}
+
+/// The `sbatch` command of one submission, every word quoted by
+/// [`crate::shell::quote`]: the options of `calib budget`'s lines (job name,
+/// comment, `CALIB_STRATUM`, `CALIB_UNITS`) with the killed tasks' indexes
+/// and the remainder's time, so that `calib audit` groups the resubmitted
+/// tasks with their stratum.
+pub fn command_line(
+    plan: &ResumePlan,
+    s: &StratumResume,
+    submission: &Submission,
+    context: &ExportContext,
+) -> String {
+    let mut options: Vec<(&str, String)> = Vec::new();
+    if let Some(array) = &submission.array {
+        options.push(("array", array.clone()));
+    }
+    options.push(("time", s.time()));
+    if let Some(partition) = s
+        .decision
+        .partition
+        .as_deref()
+        .filter(|_| context.name_partition)
+    {
+        options.push(("partition", partition.to_string()));
+    }
+    options.push(("job-name", job_name(&s.stratum)));
+    options.push(("comment", job_comment(&s.stratum)));
+    options.push((
+        "export",
+        format!(
+            "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
+            stratum_variable(&s.stratum),
+            plan.units
+        ),
+    ));
+    let mut words = vec!["sbatch".to_string()];
+    words.extend(
+        options
+            .into_iter()
+            .map(|(name, value)| format!("--{name}={}", quote(&value))),
+    );
+    words.push(script_argument(&context.script));
+    words.join(" ")
+}
+
+/// Every live `sbatch` line of the plan, in order: (stratum, line).
+pub fn command_lines<'a>(
+    plan: &'a ResumePlan,
+    context: &ExportContext,
+) -> Vec<(&'a StratumResume, String)> {
+    plan.strata
+        .iter()
+        .filter(|s| s.submittable())
+        .flat_map(|s| {
+            s.submissions()
+                .into_iter()
+                .map(move |sub| (s, command_line(plan, s, &sub, context)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}

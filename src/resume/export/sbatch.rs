@@ -1,0 +1,87 @@
+//! `--format sbatch`: only what to run. Per stratum a comment on what its
+//! `--time` rests on (every comment line through
+//! [`crate::shell::comment_text`], so that no value can end it), then its
+//! `sbatch` lines (every word through [`crate::shell::quote`]). A stratum
+//! without a submittable time gets its comment and no live line.
+
+use std::io;
+
+use super::{command_line, ExportContext, Exporter};
+use crate::budget::Status;
+use crate::output::human_duration;
+use crate::resume::ResumePlan;
+use crate::shell::comment_text;
+
+pub struct SbatchExporter;
+
+fn comment(out: &mut String, text: &str) {
+    out.push_str("# ");
+    out.push_str(&comment_text(text));
+    out.push('\n');
+}
+
+impl Exporter for SbatchExporter {
+    fn export(
+        &self,
+        plan: &ResumePlan,
+        context: &ExportContext,
+        sink: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        let mut out = String::new();
+        comment(
+            &mut out,
+            &format!(
+                "calib {} resume, {}: the tasks killed by their walltime, resubmitted {}",
+                crate::VERSION,
+                context.created_at,
+                if plan.checkpoint {
+                    "to resume from their checkpoints"
+                } else {
+                    "to run again from unit 1 (no checkpoint)"
+                }
+            ),
+        );
+        comment(&mut out, &format!("partitions: {}", plan.partitions));
+        for note in &plan.notes {
+            comment(&mut out, &format!("NOTE: {note}"));
+        }
+        for skipped in &plan.skipped {
+            comment(
+                &mut out,
+                &format!("not resubmitted: {}: {}", skipped.task, skipped.reason),
+            );
+        }
+        for s in &plan.strata {
+            out.push('\n');
+            comment(
+                &mut out,
+                &format!(
+                    "stratum {}: --time={} in {} ({}): predicted {}, measured {}, upper bound {} at {:.0}%",
+                    s.stratum,
+                    s.time(),
+                    s.decision.partition.as_deref().unwrap_or("-"),
+                    s.decision.status.as_str(),
+                    human_duration(s.predicted_s),
+                    human_duration(s.floor_s),
+                    human_duration(s.upper_s),
+                    plan.confidence * 100.0
+                ),
+            );
+            for note in &s.notes {
+                comment(&mut out, &format!("  note: {note}"));
+            }
+            for sub in s.submissions() {
+                let line = command_line(plan, s, &sub, context);
+                match s.decision.status {
+                    Status::Ok | Status::RoundedDown => {
+                        out.push_str(&line);
+                        out.push('\n');
+                    }
+                    Status::OverCap => comment(&mut out, &line),
+                    Status::Unsupported => {}
+                }
+            }
+        }
+        sink.write_all(out.as_bytes())
+    }
+}

@@ -1,0 +1,862 @@
+//! Resuming the tasks that hit their walltime: the time the rest of each run
+//! needs, and the `sbatch` line that resubmits exactly those array tasks.
+//!
+//! A task killed by its time limit after unit k of N (its probe timings show
+//! k; sacct shows `TIMEOUT`) of a program that checkpoints needs only units
+//! k+1..N. calib sizes that remainder with the same model, the same margin
+//! rules and the same bucket rule as `calib budget` ([`crate::budget`]),
+//! updated with what the killed run itself measured.
+//!
+//! # The remainder of one run
+//!
+//! For each cost form f the model cannot rule out (startup S_f, sums P_f(n)
+//! with the projection's guards, [`crate::projection::Evaluator`]), and the
+//! run's own measures against the chosen curve, as `calib fit` takes them
+//! ([`crate::fit::divergence::measure`]): its level `l` over units 1..k and its
+//! current rate `d` over its last units, both on the log scale:
+//!
+//! `R_f = S_f e^l + (P_f(N) - P_f(k)) e^d`
+//!
+//! - the units k+1..N cost what the curve says for them, at the run's own
+//!   current rate: the divergence model of [`crate::fit::divergence`], where a
+//!   run's projection is the time it spent plus the rest of the run at its own
+//!   current rate, `T(N) = P(k) e^l + (P(N) - P(k)) e^d` (the remainder is
+//!   its second term). For a run that went at a steady pace, `d = l`: the
+//!   remainder is the curve's, scaled by the run's level;
+//! - the restarted process pays the startup again, at the run's level
+//!   (assumption: loading the checkpoint costs about what starting did; a
+//!   program whose checkpoint takes much longer to load should be probed
+//!   resuming);
+//! - the program resumes after the last unit its probe recorded (assumption:
+//!   it writes its checkpoint before it reports the unit done, as the probe's
+//!   marker line; one that checkpoints every m units loses up to m - 1 more).
+//!
+//! Then, per run:
+//!
+//! - `floor_s`, the **measured remainder**: the largest R_f (it holds
+//!   whichever form the probe cannot rule out is true, as `calib budget`'s
+//!   measured cost does);
+//! - `predicted_s`: the forms' weighted geometric mean `exp(Σ w_f ln R_f)`;
+//! - `upper_s`: `predicted_s` times the margin of `calib budget`'s bound for a
+//!   new run of N units at the same confidence (`upper_s / predicted_s` of
+//!   [`crate::model::StratumModel::project`]: the t-quantile times the
+//!   log-sd of the run-to-run spread, the fit, the forms' disagreement and the
+//!   extrapolation allowance), and never below `floor_s`. That margin counts
+//!   the spread between runs in full although this run's own rate is
+//!   measured: it is wider than a bound conditioned on the run would be.
+//!
+//! The tasks of one stratum share one resubmission: its `floor_s` and
+//! `upper_s` are the largest of its tasks', and the budgeting rule
+//! ([`crate::budget::rule`]) turns them into the `--time` and the partition,
+//! never below the measured remainder (`over_cap` when even that exceeds the
+//! largest cap: the run needs several resubmissions, each resuming).
+//!
+//! # A program that cannot resume
+//!
+//! With `checkpoint: false` the whole run starts again from unit 1. The killed
+//! runs are new evidence of the stratum's cost (longer than the probe, on the
+//! cluster that runs the campaign): [`refit_with`] fits the probe timings with
+//! their units added, and the stratum is budgeted for a whole run of N units
+//! exactly as `calib budget` does.
+//!
+//! # Which tasks
+//!
+//! With sacct rows, the tasks in state `TIMEOUT`, matched to their probe
+//! timings by job id (the `job_id` column holds `JOB_TASK` for an array task,
+//! as sacct's JobID; JobIDRaw is tried too). Without sacct, every run of the
+//! timings that stopped short of N units on a signal or with no end row (a
+//! walltime kill gives one or the other); a run that exited by itself did not
+//! hit its walltime, and resubmitting it would not help. Each task left out
+//! is listed with the reason.
+
+pub mod export;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::budget::{self, rule, BudgetOptions, Cap, Decision, Status, Target};
+use crate::error::{Error, Result};
+use crate::fit::divergence;
+use crate::fit::{fit_timings, FitOptions};
+use crate::model::ModelFile;
+use crate::output::human_duration;
+use crate::projection::{Evaluator, ProjectionParams};
+use crate::slurm::partitions::Selection;
+use crate::slurm::sacct::{JobId, JobKind, JobState, SacctTable};
+use crate::slurm::time::{format_minutes, SBATCH_MAX_MINUTES};
+use crate::timings::{RunEnd, RunTimings, Timings};
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct ResumeOptions {
+    /// Units of a whole run (N).
+    pub units: u64,
+    /// One-sided confidence of the upper bound, in (0.5, 1).
+    pub confidence: f64,
+    /// Whether the program resumes from a checkpoint; when not, the whole run
+    /// is budgeted again from unit 1.
+    pub checkpoint: bool,
+}
+
+/// A task killed by its walltime, with the units its probe recorded.
+#[derive(Debug, Clone)]
+pub struct TimedOutTask {
+    /// The job id as sacct prints it (`4242_3`), when known.
+    pub job_id: Option<String>,
+    /// The array's master job and this task's index, for an array task.
+    pub array: Option<(u64, u64)>,
+    pub timings: RunTimings,
+}
+
+impl TimedOutTask {
+    /// The last unit recorded (k).
+    pub fn unit_reached(&self) -> u64 {
+        self.timings.points.last().map_or(0, |p| p.0)
+    }
+
+    /// Seconds from the run's start to unit k.
+    pub fn elapsed_s(&self) -> f64 {
+        self.timings.points.last().map_or(0.0, |p| p.1)
+    }
+
+    /// The job id, else the run id.
+    pub fn task_label(&self) -> &str {
+        self.job_id.as_deref().unwrap_or(&self.timings.run)
+    }
+}
+
+/// A task calib does not resubmit, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    /// The job id, else the run id.
+    pub task: String,
+    pub reason: String,
+}
+
+/// The tasks to resume, and those left out.
+#[derive(Debug, Clone, Default)]
+pub struct Selected {
+    pub tasks: Vec<TimedOutTask>,
+    pub skipped: Vec<Skipped>,
+    /// How the tasks were chosen, when the user should know.
+    pub notes: Vec<String>,
+}
+
+/// The array master and task index of an array task's job id.
+fn array_task(id: &JobId) -> Option<(u64, u64)> {
+    match id.kind {
+        JobKind::ArrayTask(index) => Some((id.job, index)),
+        _ => None,
+    }
+}
+
+/// [`array_task`] of a job id as text, such as `4242_3`.
+fn array_of(job_id: &str) -> Option<(u64, u64)> {
+    array_task(&JobId::parse(job_id).ok()?)
+}
+
+/// The task a run belongs to, for messages: its job id, else its run id.
+fn task_name(run: &RunTimings) -> String {
+    run.fingerprint
+        .job_id
+        .clone()
+        .unwrap_or_else(|| run.run.clone())
+}
+
+/// Chooses the tasks to resume from their probe timings and, when given, the
+/// sacct rows of their jobs (see the module docs).
+pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Selected {
+    let mut selected = Selected::default();
+    let short_of = |run: &RunTimings| run.points.last().is_none_or(|p| p.0 < units);
+    match sacct {
+        None => {
+            selected.notes.push(format!(
+                "no sacct text: every run that stopped short of {units} units on a signal or with no end row is taken as killed by its walltime (pass --sacct or -j to check with sacct's TIMEOUT)"
+            ));
+            for run in &timings.runs {
+                let name = task_name(run);
+                if !short_of(run) {
+                    continue;
+                }
+                if run.points.is_empty() {
+                    selected.skipped.push(Skipped {
+                        task: name,
+                        reason: "no unit recorded: nothing to resume from; budget it from unit 1 with calib budget".into(),
+                    });
+                    continue;
+                }
+                if let Some((RunEnd::Exit(code), _, _)) = &run.end {
+                    selected.skipped.push(Skipped {
+                        task: name,
+                        reason: format!(
+                            "exited by itself (status {code}) at unit {} of {units}, not killed by its walltime: a longer time would not help; see its log",
+                            run.points.last().map_or(0, |p| p.0)
+                        ),
+                    });
+                    continue;
+                }
+                selected.tasks.push(TimedOutTask {
+                    job_id: run.fingerprint.job_id.clone(),
+                    array: run.fingerprint.job_id.as_deref().and_then(array_of),
+                    timings: run.clone(),
+                });
+            }
+        }
+        Some(table) => {
+            // Job rows only, the last row of each JobID (as calib audit reads them).
+            let mut order: Vec<&JobId> = Vec::new();
+            let mut latest: HashMap<&str, &crate::slurm::sacct::SacctRow> = HashMap::new();
+            for row in &table.rows {
+                let Some(id) = row
+                    .job_id
+                    .as_ref()
+                    .filter(|id| crate::audit::is_job_row(id))
+                else {
+                    continue;
+                };
+                if latest.insert(id.text.as_str(), row).is_none() {
+                    order.push(id);
+                }
+            }
+            // Each run by the job id its probe recorded; the longest run of a job.
+            let mut by_job: HashMap<&str, &RunTimings> = HashMap::new();
+            for run in &timings.runs {
+                if let Some(job) = run.fingerprint.job_id.as_deref() {
+                    let entry = by_job.entry(job).or_insert(run);
+                    if run.points.last().map(|p| p.0) > entry.points.last().map(|p| p.0) {
+                        *entry = run;
+                    }
+                }
+            }
+            let mut matched: Vec<&str> = Vec::new();
+            for id in order {
+                let row = latest[id.text.as_str()];
+                let found = [Some(id), row.job_id_raw.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|j| by_job.get(j.text.as_str()).map(|r| (j.text.as_str(), *r)));
+                if let Some((job, _)) = found {
+                    matched.push(job);
+                }
+                if row.state != Some(JobState::Timeout) {
+                    if let Some((_, run)) = found.filter(|(_, run)| short_of(run)) {
+                        let state = row.state.as_ref().map_or("(no state)", |s| s.name());
+                        let reached = run.points.last().map_or(0, |p| p.0);
+                        let reason = if row.state.as_ref().is_some_and(|s| s.is_finished()) {
+                            format!("{state} in sacct, not TIMEOUT, after unit {reached} of {units}: not a walltime kill, so a longer time would not help; see its log")
+                        } else {
+                            format!("{state} in sacct (at unit {reached} of {units}): not over yet; run calib resume again once it has ended")
+                        };
+                        selected.skipped.push(Skipped {
+                            task: id.text.clone(),
+                            reason,
+                        });
+                    }
+                    continue;
+                }
+                let array = array_task(id);
+                match found {
+                    None => selected.skipped.push(Skipped {
+                        task: id.text.clone(),
+                        reason: "TIMEOUT, but no probe timings of this job among --timings: how far it got is unknown; give its timings file, or budget it from unit 1 with calib budget".into(),
+                    }),
+                    Some((_, run)) if !short_of(run) => selected.skipped.push(Skipped {
+                        task: id.text.clone(),
+                        reason: format!("TIMEOUT after recording all {units} units: its work is done; check its outputs"),
+                    }),
+                    Some((_, run)) if run.points.is_empty() => selected.skipped.push(Skipped {
+                        task: id.text.clone(),
+                        reason: "TIMEOUT before any unit was recorded: nothing to resume from; budget it from unit 1 with calib budget".into(),
+                    }),
+                    Some((_, run)) => selected.tasks.push(TimedOutTask {
+                        job_id: Some(id.text.clone()),
+                        array,
+                        timings: run.clone(),
+                    }),
+                }
+            }
+            for run in &timings.runs {
+                let known = run
+                    .fingerprint
+                    .job_id
+                    .as_deref()
+                    .is_some_and(|j| matched.contains(&j));
+                if !known && short_of(run) {
+                    selected.skipped.push(Skipped {
+                        task: task_name(run),
+                        reason: "stopped short of the run's units, but its job is not in the sacct text: not resumed".into(),
+                    });
+                }
+            }
+        }
+    }
+    selected
+}
+
+/// What one killed run measured against the curve, and the time its
+/// remaining units need (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Remainder {
+    /// The run's level over units 1..k against the chosen curve (a factor).
+    pub level: f64,
+    /// The run's current per-unit rate against the curve's (a factor).
+    pub rate: f64,
+    /// Units left to do (N - k).
+    pub units: u64,
+    pub predicted_s: f64,
+    /// The measured remainder: this run at its own rate, under every form.
+    pub floor_s: f64,
+    pub upper_s: f64,
+}
+
+/// The remainder of a run that recorded `points` (unit, elapsed seconds;
+/// last unit k < `units`) under the stratum's projection parameters, with
+/// `margin_ln` the log-scale margin of the bound (see the module docs).
+pub fn remainder(
+    params: &ProjectionParams,
+    run: &str,
+    points: &[(u64, f64)],
+    units: u64,
+    margin_ln: f64,
+) -> Remainder {
+    let evals: Vec<(Evaluator, f64)> = params
+        .curves()
+        .map(|c| {
+            (
+                Evaluator::new(c, params.probe_units, params.min_unit_cost_s),
+                c.weight,
+            )
+        })
+        .collect();
+    let chosen = &evals[0].0;
+    let measured = divergence::measure(run, points, &|n| chosen.total(n));
+    let (level, rate) = (measured.ln_level.exp(), measured.ln_rate.exp());
+    let k = measured.units.min(units);
+    let remaining: Vec<(f64, f64)> = evals
+        .iter()
+        .map(|(e, w)| {
+            let startup = e.total(0);
+            (startup * level + (e.total(units) - e.total(k)) * rate, *w)
+        })
+        .collect();
+    let floor_s = remaining.iter().map(|r| r.0).fold(0.0, f64::max);
+    let predicted_s = remaining
+        .iter()
+        .map(|(r, w)| w * r.max(f64::MIN_POSITIVE).ln())
+        .sum::<f64>()
+        .exp();
+    let upper_s = (predicted_s * margin_ln.max(0.0).exp()).max(floor_s);
+    Remainder {
+        level,
+        rate,
+        units: units - k,
+        predicted_s,
+        floor_s,
+        upper_s,
+    }
+}
+
+/// One killed task and, when it resumes, its remainder.
+#[derive(Debug, Clone)]
+pub struct TaskPlan {
+    pub task: TimedOutTask,
+    /// `None` when the run starts again from unit 1 (no checkpoint).
+    pub remainder: Option<Remainder>,
+}
+
+/// The resubmission of one stratum's killed tasks.
+#[derive(Debug, Clone)]
+pub struct StratumResume {
+    pub stratum: String,
+    pub tasks: Vec<TaskPlan>,
+    /// For the tasks' common `--time`: the largest of their remainders (or,
+    /// without a checkpoint, the budget of a whole run).
+    pub predicted_s: f64,
+    pub floor_s: f64,
+    pub upper_s: f64,
+    pub decision: Decision,
+    pub notes: Vec<String>,
+}
+
+impl StratumResume {
+    /// Whether the stratum gets a live resubmission.
+    pub fn submittable(&self) -> bool {
+        matches!(self.decision.status, Status::Ok | Status::RoundedDown)
+    }
+
+    /// `--time` as Slurm parses it.
+    pub fn time(&self) -> String {
+        format_minutes(self.decision.minutes)
+    }
+
+    /// The resubmissions: one per array the killed tasks came from (its
+    /// task indexes as an `--array` list), one per task outside any array.
+    pub fn submissions(&self) -> Vec<Submission> {
+        let mut arrays: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        let mut singles = Vec::new();
+        for t in &self.tasks {
+            match t.task.array {
+                Some((job, index)) => arrays.entry(job).or_default().push(index),
+                None => singles.push(Submission {
+                    array: None,
+                    replaces: t
+                        .task
+                        .job_id
+                        .clone()
+                        .unwrap_or_else(|| t.task.timings.run.clone()),
+                }),
+            }
+        }
+        let mut out: Vec<Submission> = arrays
+            .into_iter()
+            .map(|(job, mut indexes)| {
+                indexes.sort_unstable();
+                indexes.dedup();
+                Submission {
+                    array: Some(index_list(&indexes)),
+                    replaces: format!("{job}_[{}]", index_list(&indexes)),
+                }
+            })
+            .collect();
+        out.extend(singles);
+        out
+    }
+}
+
+/// One `sbatch` submission of a stratum's killed tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submission {
+    /// The `--array` value (`1,3-5`); `None` for a job outside any array.
+    pub array: Option<String>,
+    /// The job (or tasks) it replaces, for the record.
+    pub replaces: String,
+}
+
+/// Sorted, distinct indexes as Slurm's `--array` list: runs of consecutive
+/// indexes as ranges (`1,3-5`).
+pub fn index_list(indexes: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indexes.len() {
+        let start = indexes[i];
+        let mut end = start;
+        while i + 1 < indexes.len() && end.checked_add(1) == Some(indexes[i + 1]) {
+            end += 1;
+            i += 1;
+        }
+        parts.push(if end > start {
+            format!("{start}-{end}")
+        } else {
+            start.to_string()
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// The resubmission plan of every stratum with killed tasks.
+#[derive(Debug, Clone)]
+pub struct ResumePlan {
+    pub units: u64,
+    pub confidence: f64,
+    pub checkpoint: bool,
+    /// Which partitions were in play, in words.
+    pub partitions: String,
+    pub strata: Vec<StratumResume>,
+    pub skipped: Vec<Skipped>,
+    pub notes: Vec<String>,
+}
+
+impl ResumePlan {
+    /// The strata given no usable time (`over_cap`, `unsupported`): exit 3.
+    pub fn refused(&self) -> Vec<&StratumResume> {
+        self.strata.iter().filter(|s| !s.submittable()).collect()
+    }
+}
+
+/// The probe timings with the killed runs' units added (a run already among
+/// them, by its run id, is not added twice), fitted as `calib fit` does: the
+/// model for a program that cannot resume.
+pub fn refit_with(probes: &Timings, tasks: &[TimedOutTask]) -> Result<ModelFile> {
+    let mut merged = probes.clone();
+    for task in tasks {
+        if !merged.runs.iter().any(|r| r.run == task.timings.run) {
+            merged.runs.push(task.timings.clone());
+        }
+    }
+    Ok(fit_timings(&merged, &FitOptions::default())?.model)
+}
+
+/// Plans the resubmission of `selected`'s tasks under the partitions of
+/// `selection`, with `model` (for a program that cannot resume: the model of
+/// [`refit_with`]).
+pub fn plan(
+    model: &ModelFile,
+    selection: &Selection,
+    selected: Selected,
+    options: &ResumeOptions,
+) -> Result<ResumePlan> {
+    // The tasks by stratum, in the model's order.
+    let mut by_stratum: BTreeMap<String, Vec<TimedOutTask>> = BTreeMap::new();
+    for task in selected.tasks {
+        by_stratum
+            .entry(task.timings.stratum.canonical())
+            .or_default()
+            .push(task);
+    }
+    for (stratum, tasks) in &by_stratum {
+        if !model.strata.iter().any(|s| &s.stratum == stratum) {
+            return Err(Error::Refused(format!(
+                "{} was killed in stratum `{stratum}`, which the model has no measurement of; give the model (or probe timings) of that stratum. Measured strata: {}",
+                task_name(&tasks[0].timings),
+                model.strata.iter().map(|s| s.display_name()).collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    // calib budget's own plan of a new whole run for these strata: the caps,
+    // the support, the margin rules and (without a checkpoint) the budget.
+    let restricted = ModelFile {
+        strata: model
+            .strata
+            .iter()
+            .filter(|s| by_stratum.contains_key(&s.stratum))
+            .cloned()
+            .collect(),
+        ..model.clone()
+    };
+    let mut strata = Vec::new();
+    if !restricted.strata.is_empty() {
+        let whole = budget::plan(
+            &restricted,
+            selection,
+            &BudgetOptions {
+                units: Some(options.units),
+                tasks: 1,
+                grid: None,
+                confidence: options.confidence,
+                // The killed runs ran on the cluster that runs the campaign.
+                target: Target::default(),
+                allow_transfer: false,
+                allow_guess: false,
+            },
+        )?;
+        for (model_stratum, new_run) in restricted.strata.iter().zip(&whole.strata) {
+            let tasks = by_stratum
+                .remove(&model_stratum.stratum)
+                .unwrap_or_default();
+            strata.push(if options.checkpoint {
+                resume_stratum(model_stratum, new_run, tasks, &whole.caps, options)
+            } else {
+                rerun_stratum(new_run, tasks, options)
+            });
+        }
+    }
+    Ok(ResumePlan {
+        units: options.units,
+        confidence: options.confidence,
+        checkpoint: options.checkpoint,
+        partitions: selection.description.clone(),
+        strata,
+        skipped: selected.skipped,
+        notes: selected.notes,
+    })
+}
+
+fn resume_stratum(
+    model: &crate::model::StratumModel,
+    new_run: &budget::StratumBudget,
+    tasks: Vec<TimedOutTask>,
+    caps: &[Cap],
+    options: &ResumeOptions,
+) -> StratumResume {
+    let projection = &new_run.projection;
+    let margin_ln = if projection.predicted_s > 0.0 && projection.upper_s > 0.0 {
+        (projection.upper_s / projection.predicted_s).ln()
+    } else {
+        0.0
+    };
+    let tasks: Vec<TaskPlan> = tasks
+        .into_iter()
+        .map(|task| {
+            let remainder = remainder(
+                &model.projection,
+                &task.timings.run,
+                &task.timings.points,
+                options.units,
+                margin_ln,
+            );
+            TaskPlan {
+                task,
+                remainder: Some(remainder),
+            }
+        })
+        .collect();
+    let most = |f: fn(&Remainder) -> f64| {
+        tasks
+            .iter()
+            .filter_map(|t| t.remainder.as_ref().map(f))
+            .fold(0.0, f64::max)
+    };
+    let (predicted_s, floor_s, upper_s) = (
+        most(|r| r.predicted_s),
+        most(|r| r.floor_s),
+        most(|r| r.upper_s),
+    );
+    let mut notes = Vec::new();
+    for t in &tasks {
+        if let Some(r) = &t.remainder {
+            notes.push(format!(
+                "{}: unit {} of {} at {}, {:.2}x the model over its units and {:.2}x at its current rate; {} units left: predicted {}, measured {}, upper {}",
+                t.task.task_label(),
+                t.task.unit_reached(),
+                options.units,
+                human_duration(t.task.elapsed_s()),
+                r.level,
+                r.rate,
+                r.units,
+                human_duration(r.predicted_s),
+                human_duration(r.floor_s),
+                human_duration(r.upper_s),
+            ));
+        }
+    }
+    let mut decision = rule::decide(floor_s, upper_s, caps);
+    if new_run.decision.status == Status::Unsupported {
+        decision = Decision {
+            minutes: 0,
+            partition: None,
+            status: Status::Unsupported,
+            segments: None,
+            largest_cap_s: decision.largest_cap_s,
+        };
+        if let Some(why) = model.support(options.units, options.confidence) {
+            notes.push(why.explain(options.units, model.projection.probe_units));
+        }
+        notes.push(format!(
+            "no --time: the margin for a run of {} units rests on a probe that cannot support one; probe as the note above says, or pass the probe timings as PROBES with --no-checkpoint to fit them with these tasks' units added",
+            options.units
+        ));
+    }
+    notes.extend(decision_notes(&decision, floor_s, upper_s));
+    notes.push(format!(
+        "margin as calib budget gives a new run of {} units ({:.0}% over its prediction), applied to the remainder",
+        options.units,
+        (margin_ln.exp() - 1.0) * 100.0
+    ));
+    // The model's own notes (distance, spread, forms); budget's notes on a new
+    // run's bucket are not this remainder's.
+    notes.extend(new_run.projection.notes.iter().cloned());
+    StratumResume {
+        stratum: model.stratum.clone(),
+        tasks,
+        predicted_s,
+        floor_s,
+        upper_s,
+        decision,
+        notes,
+    }
+}
+
+fn rerun_stratum(
+    new_run: &budget::StratumBudget,
+    tasks: Vec<TimedOutTask>,
+    options: &ResumeOptions,
+) -> StratumResume {
+    let reached: Vec<String> = tasks
+        .iter()
+        .map(|t| format!("{} at unit {}", t.task_label(), t.unit_reached()))
+        .collect();
+    let mut notes = vec![format!(
+        "cannot resume (no checkpoint): the whole run of {} units is budgeted again from unit 1, fitted with the killed runs' units added ({})",
+        options.units,
+        reached.join(", ")
+    )];
+    notes.extend(new_run.notes.iter().cloned());
+    StratumResume {
+        stratum: new_run.stratum.clone(),
+        tasks: tasks
+            .into_iter()
+            .map(|task| TaskPlan {
+                task,
+                remainder: None,
+            })
+            .collect(),
+        predicted_s: new_run.projection.predicted_s,
+        floor_s: new_run.projection.floor_s,
+        upper_s: new_run.projection.upper_s,
+        decision: new_run.decision.clone(),
+        notes,
+    }
+}
+
+/// What the bucket rule did, in words (`calib budget`'s notes, for a
+/// remainder).
+fn decision_notes(decision: &Decision, floor_s: f64, upper_s: f64) -> Vec<String> {
+    let mut notes = Vec::new();
+    match decision.status {
+        Status::RoundedDown => notes.push(format!(
+            "rounded down into {} ({}): gives up {} of margin to stay in that bucket; still {} above the measured remainder",
+            decision.partition.as_deref().unwrap_or("?"),
+            format_minutes(decision.minutes),
+            human_duration(upper_s - decision.time_s() as f64),
+            human_duration(decision.time_s() as f64 - floor_s),
+        )),
+        Status::OverCap => {
+            let cap_s = decision.largest_cap_s.min((SBATCH_MAX_MINUTES * 60) as f64);
+            notes.push(format!(
+                "over_cap: even the measured remainder ({}) exceeds the largest cap ({}); resubmit at the largest cap, {} times in all, each resuming from the checkpoint the last one left",
+                human_duration(floor_s),
+                human_duration(cap_s),
+                decision.segments.unwrap_or(2)
+            ));
+        }
+        Status::Ok | Status::Unsupported => {}
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::forms::{Form, Params};
+    use crate::projection::{Curve, RunSpread};
+
+    fn spread() -> RunSpread {
+        RunSpread {
+            runs: 3,
+            mean_ln_level: 0.0,
+            max_ln_level: 0.0,
+            sd: 0.05,
+            df: 2.0,
+            prior_sd: 0.1,
+            mean_ln_rate: 0.0,
+            rate_sd: 0.05,
+            rate_df: 2.0,
+            growth: 0.0,
+            deviations: vec![(0.0, 0.0)],
+            pooled_strata: 0,
+        }
+    }
+
+    fn curve(form: Form, startup: f64, a: f64, b: f64, weight: f64) -> Curve {
+        Curve {
+            form,
+            params: Params { startup, a, b },
+            fit: None,
+            weight,
+        }
+    }
+
+    fn params(chosen: Curve, alternatives: Vec<Curve>) -> ProjectionParams {
+        ProjectionParams {
+            chosen,
+            alternatives,
+            probe_units: 20,
+            min_unit_cost_s: 1e-6,
+            spread: spread(),
+            extrapolation_kappa: 0.1,
+        }
+    }
+
+    /// Cumulative cost of c(i) = a + b i over units 1..n.
+    fn linear_sum(a: f64, b: f64, n: u64) -> f64 {
+        let n = n as f64;
+        a * n + b * n * (n + 1.0) / 2.0
+    }
+
+    /// A run exactly `scale` times the linear curve, startup included.
+    fn scaled_run(startup: f64, a: f64, b: f64, scale: f64, k: u64) -> Vec<(u64, f64)> {
+        (1..=k)
+            .map(|i| (i, scale * (startup + linear_sum(a, b, i))))
+            .collect()
+    }
+
+    #[test]
+    fn a_linear_trend_cut_at_k_leaves_its_cumulative_difference_at_the_run_s_level() {
+        let (startup, a, b) = (30.0, 140.0, 0.64);
+        let p = params(curve(Form::Linear, startup, a, b, 1.0), vec![]);
+        let points = scaled_run(startup, a, b, 1.3, 74);
+        let r = remainder(&p, "y-s2", &points, 100, 0.0);
+        let expected = 1.3 * (startup + linear_sum(a, b, 100) - linear_sum(a, b, 74));
+        assert!((r.level - 1.3).abs() < 1e-9, "{r:?}");
+        assert!((r.rate - 1.3).abs() < 1e-9, "{r:?}");
+        assert_eq!(r.units, 26);
+        assert!(
+            (r.floor_s - expected).abs() < 1e-6,
+            "{} vs {expected}",
+            r.floor_s
+        );
+        assert!((r.predicted_s - expected).abs() < 1e-6);
+        // No margin asked: the bound is the measured remainder itself.
+        assert!((r.upper_s - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_margin_multiplies_the_prediction() {
+        let p = params(curve(Form::Constant, 0.0, 2.0, 0.0, 1.0), vec![]);
+        let points = scaled_run(0.0, 2.0, 0.0, 1.0, 40);
+        let r = remainder(&p, "r", &points, 100, 1.5f64.ln());
+        // 60 units at 2 s, no startup; 1.5x for the margin.
+        assert!((r.predicted_s - 120.0).abs() < 1e-9, "{r:?}");
+        assert!((r.upper_s - 180.0).abs() < 1e-9, "{r:?}");
+    }
+
+    #[test]
+    fn a_run_that_sped_up_is_projected_at_its_current_rate() {
+        // Units 1..30 at 2 s, then 31..40 at 3 s: the level over the run is
+        // below the rate it goes on at, and the remainder takes the rate.
+        let p = params(curve(Form::Constant, 0.0, 2.0, 0.0, 1.0), vec![]);
+        let points: Vec<(u64, f64)> = (1..=40u64)
+            .map(|i| {
+                (
+                    i,
+                    2.0 * i.min(30) as f64 + 3.0 * i.saturating_sub(30) as f64,
+                )
+            })
+            .collect();
+        let r = remainder(&p, "r", &points, 100, 0.0);
+        assert!((r.rate - 1.5).abs() < 1e-9, "{r:?}");
+        assert!(r.level < 1.2, "{r:?}");
+        assert!((r.floor_s - 60.0 * 3.0).abs() < 1e-9, "{r:?}");
+    }
+
+    #[test]
+    fn the_measured_remainder_holds_under_every_plausible_form() {
+        // Constant 2 s/unit, and linear rising from 2 s: the floor is the
+        // linear form's remainder; the prediction their geometric mean.
+        let constant = curve(Form::Constant, 0.0, 2.0, 0.0, 0.5);
+        let linear = curve(Form::Linear, 0.0, 1.98, 0.02, 0.5);
+        let p = params(constant, vec![linear]);
+        let points = scaled_run(0.0, 2.0, 0.0, 1.0, 20);
+        let r = remainder(&p, "r", &points, 100, 0.0);
+        let flat = 160.0;
+        let rising = linear_sum(1.98, 0.02, 100) - linear_sum(1.98, 0.02, 20);
+        assert!(rising > flat);
+        assert!((r.floor_s - rising).abs() < 1e-6, "{r:?}");
+        assert!(
+            (r.predicted_s - (flat * rising).sqrt()).abs() < 1e-6,
+            "{r:?}"
+        );
+        assert!(r.upper_s >= r.floor_s);
+    }
+
+    #[test]
+    fn array_indexes_become_ranges() {
+        assert_eq!(index_list(&[0]), "0");
+        assert_eq!(index_list(&[1, 2, 3, 7, 9, 10]), "1-3,7,9-10");
+        assert_eq!(index_list(&[]), "");
+        // The largest index a file could claim ends a range without overflow.
+        assert_eq!(
+            index_list(&[u64::MAX - 1, u64::MAX]),
+            format!("{}-{}", u64::MAX - 1, u64::MAX)
+        );
+    }
+
+    #[test]
+    fn array_tasks_are_read_from_their_job_ids() {
+        assert_eq!(array_of("4242_7"), Some((4242, 7)));
+        assert_eq!(array_of("4242"), None);
+        assert_eq!(array_of("not a job"), None);
+    }
+}

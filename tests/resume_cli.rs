@@ -1,0 +1,363 @@
+//! `calib resume` as a user runs it, on the bundled demo campaign: the slow
+//! dataset's three seeds under one global 8 h walltime
+//! (`data/campaign/timed-out-Y.csv`: task 4242_3 finishes, 4242_4 and 4242_5
+//! are killed at generations 90 and 74), probed first in `data/spread-20.csv`.
+
+mod common;
+
+use common::{calib, repo_file, stderr, stdout};
+use serde_json::Value;
+
+const PARTITIONS: &str = "data/campaign/partitions-narval.txt";
+
+fn resume(extra: &[&str]) -> std::process::Output {
+    calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/spread-20.csv",
+            "--timings",
+            "data/campaign/timed-out-Y.csv",
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &std::process::Output) -> Value {
+    assert!(out.status.success(), "{}\n{}", stdout(out), stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
+}
+
+/// The killed runs' own pace from the data file alone (elapsed / units
+/// reached), times the units left: what each still needs, startup aside.
+fn pace_remainders() -> Vec<(String, f64)> {
+    let text = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
+    let mut last: Vec<(String, u64, f64)> = Vec::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        // run, "dataset=Y", unit, elapsed_s, cluster, cpu_model, job_id, end
+        if !fields[7].is_empty() {
+            continue;
+        }
+        let (job, unit, elapsed) = (
+            fields[6].to_string(),
+            fields[2].parse::<u64>().unwrap(),
+            fields[3].parse::<f64>().unwrap(),
+        );
+        match last.iter_mut().find(|(j, ..)| *j == job) {
+            Some(entry) => *entry = (job, unit, elapsed),
+            None => last.push((job, unit, elapsed)),
+        }
+    }
+    last.into_iter()
+        .filter(|(_, unit, _)| *unit < 100)
+        .map(|(job, unit, elapsed)| (job, elapsed / unit as f64 * (100 - unit) as f64))
+        .collect()
+}
+
+/// The cap of a partition of the bundled list, seconds.
+fn cap_of(partition: &str) -> f64 {
+    let text = std::fs::read_to_string(repo_file(PARTITIONS)).unwrap();
+    let list = calib::slurm::partitions::parse_partitions(
+        &text,
+        &calib::error::Origin::Argument("test".into()),
+    )
+    .unwrap();
+    list.partitions
+        .iter()
+        .find(|p| p.name == partition)
+        .unwrap()
+        .limit
+        .cap_seconds()
+}
+
+#[test]
+fn the_killed_tasks_get_the_time_their_remainder_needs_in_a_bucket() {
+    let doc = json_of(&resume(&["--format", "json"]));
+    let strata = doc["strata"].as_array().unwrap();
+    assert_eq!(strata.len(), 1, "{doc}");
+    let s = &strata[0];
+    // Only the killed tasks: 4242_3 finished its 100 generations.
+    let tasks: Vec<(&str, u64)> = s["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["job_id"].as_str().unwrap(),
+                t["unit_reached"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(tasks, [("4242_4", 90), ("4242_5", 74)], "{doc}");
+    // Each task's measured remainder is what its own pace leaves to do.
+    let paces = pace_remainders();
+    assert_eq!(paces.len(), 2);
+    for t in s["tasks"].as_array().unwrap() {
+        let pace = paces
+            .iter()
+            .find(|(job, _)| job == t["job_id"].as_str().unwrap())
+            .unwrap()
+            .1;
+        let floor = t["remainder"]["floor_s"].as_f64().unwrap();
+        assert!(
+            (floor / pace - 1.0).abs() < 0.1,
+            "{}: measured remainder {floor} s, own pace {pace} s",
+            t["job_id"]
+        );
+        assert!(t["remainder"]["upper_s"].as_f64().unwrap() >= floor);
+    }
+    // One --time for both, at least what the slower needs at its own pace,
+    // within the cap of the partition it names; far below a whole run.
+    let time_s = s["time_s"].as_f64().unwrap();
+    let slowest = paces.iter().map(|p| p.1).fold(0.0, f64::max);
+    assert!(time_s >= slowest, "{time_s} < {slowest}: {doc}");
+    assert!(time_s <= cap_of(s["partition"].as_str().unwrap()), "{doc}");
+    assert!(time_s < 8.0 * 3600.0, "{doc}");
+    let commands = s["commands"].as_array().unwrap();
+    assert_eq!(commands.len(), 1);
+    let line = commands[0]["command"].as_str().unwrap();
+    assert!(
+        line.starts_with("sbatch --array=4-5 --time="),
+        "exactly the killed indexes: {line}"
+    );
+    assert!(line.contains("CALIB_UNITS=100"), "{line}");
+}
+
+#[test]
+fn the_table_and_the_sbatch_format_print_the_same_line() {
+    let table = resume(&[]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let sbatch = resume(&["--format", "sbatch", "--script", "job.sh"]);
+    assert!(sbatch.status.success(), "{}", stderr(&sbatch));
+    let line: Vec<String> = stdout(&sbatch)
+        .lines()
+        .filter(|l| l.starts_with("sbatch "))
+        .map(String::from)
+        .collect();
+    assert_eq!(line.len(), 1, "{}", stdout(&sbatch));
+    assert!(
+        stdout(&table).contains(&format!("  {}\n", line[0])),
+        "{}",
+        stdout(&table)
+    );
+    // Without sacct, the user is told how the tasks were chosen.
+    assert!(
+        stdout(&table).contains("no sacct text"),
+        "{}",
+        stdout(&table)
+    );
+}
+
+/// sacct's rows for the three tasks, with the states given, and a fourth
+/// TIMEOUT task that left no timings.
+fn sacct(states: [&str; 3]) -> String {
+    let mut text = format!(
+        "{}\n",
+        calib::commands::audit::SACCT_FORMAT.replace(',', "|")
+    );
+    for (k, state) in states.iter().enumerate() {
+        let task = 3 + k;
+        text.push_str(&format!(
+            "4242_{task}|{}|calib-dataset-Y|cpubase_bycore_b2|{state}|0:0|08:00:10|28810|08:00:00|480|nc1|2026-05-15T00:00:00|2026-05-15T08:00:10|calib stratum=dataset=Y\n",
+            4250 + task
+        ));
+    }
+    text.push_str("4242_6|4256|calib-dataset-Y|cpubase_bycore_b2|TIMEOUT|0:0|08:00:10|28810|08:00:00|480|nc1|2026-05-15T00:00:00|2026-05-15T08:00:10|calib stratum=dataset=Y\n");
+    text
+}
+
+#[test]
+fn with_sacct_only_its_timeouts_are_resubmitted_and_the_rest_are_named() {
+    // 4242_4 is said to have FAILED: not a walltime kill, not resubmitted.
+    let text = sacct(["COMPLETED", "FAILED", "TIMEOUT"]);
+    let doc = json_of(&resume(&["--sacct", &text, "--format", "json"]));
+    let s = &doc["strata"][0];
+    let indexes: Vec<u64> = s["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["array_index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, [5], "{doc}");
+    assert!(s["commands"][0]["command"]
+        .as_str()
+        .unwrap()
+        .starts_with("sbatch --array=5 "));
+    let skipped = doc["skipped"].as_array().unwrap();
+    let named: Vec<&str> = skipped
+        .iter()
+        .map(|k| k["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["4242_4", "4242_6"], "{doc}");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("FAILED in sacct"),
+        "{doc}"
+    );
+    assert!(
+        skipped[1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no probe timings"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn without_a_checkpoint_the_whole_run_is_budgeted_with_the_killed_runs_added() {
+    let rerun = json_of(&resume(&["--no-checkpoint", "--format", "json"]));
+    let resumed = json_of(&resume(&["--format", "json"]));
+    let budget = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "budget",
+            "data/spread-20.csv",
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let budget = json_of(&budget);
+    let plain = budget["strata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["stratum"] == "dataset=Y")
+        .unwrap();
+    let s = &rerun["strata"][0];
+    assert_eq!(rerun["checkpoint"], false);
+    // A whole run needs longer than the rest of one.
+    assert!(s["time_s"].as_f64().unwrap() > resumed["strata"][0]["time_s"].as_f64().unwrap());
+    // The killed runs are evidence: the fit is not the probe's alone.
+    let (with, without) = (
+        s["predicted_s"].as_f64().unwrap(),
+        plain["predicted_s"].as_f64().unwrap(),
+    );
+    assert!((with / without - 1.0).abs() > 0.01, "{with} vs {without}");
+    // The slowest seed needs 10.7 h for a whole run (design case 3): the
+    // measured cost now covers it.
+    assert!(s["floor_s"].as_f64().unwrap() >= 10.5 * 3600.0, "{s}");
+    assert!(
+        s["notes"][0].as_str().unwrap().contains("cannot resume"),
+        "{s}"
+    );
+    assert!(s["tasks"][0]["remainder"].is_null());
+}
+
+#[test]
+fn a_remainder_over_every_cap_exits_3_with_no_live_line() {
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/spread-20.csv",
+            "--timings",
+            "data/campaign/timed-out-Y.csv",
+            "--units",
+            "100",
+            "--partitions",
+            "short 1:00:00",
+            "--format",
+            "sbatch",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(!text.lines().any(|l| l.starts_with("sbatch")), "{text}");
+    assert!(text.contains("# sbatch --array=4-5"), "{text}");
+    assert!(text.contains("over_cap"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_with_what_to_do() {
+    // A model file holds no timings to add the killed runs to.
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "--model",
+            "no-such-model.json",
+            "--timings",
+            "data/campaign/timed-out-Y.csv",
+            "-n",
+            "100",
+            "-p",
+            "b1 3:00:00",
+            "--no-checkpoint",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("PROBES"), "{}", stderr(&out));
+    // A model without the killed tasks' stratum.
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/trend-probe-60x3.csv",
+            "--timings",
+            "data/campaign/timed-out-Y.csv",
+            "-n",
+            "100",
+            "-p",
+            "b1 3:00:00",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("dataset=Y"), "{}", stderr(&out));
+    // A sacct text without its header.
+    let out = resume(&["--sacct", "4242_4|TIMEOUT"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn a_probe_too_short_for_the_run_gives_no_time_and_exits_3() {
+    // data/trend-probe-7.csv: one run of 7 generations; a run of 100 is
+    // beyond what so short a probe supports, remainder or not.
+    let dir = tempfile::tempdir().unwrap();
+    let killed = dir.path().join("killed.csv");
+    let mut text = String::from("run,stratum,unit,elapsed_s,job_id,end\n");
+    for i in 1..=30 {
+        text.push_str(&format!("k,dataset=X,{i},{},9_2,\n", 30 + 170 * i));
+    }
+    text.push_str("k,dataset=X,30,5200,9_2,signal:TERM\n");
+    std::fs::write(&killed, text).unwrap();
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/trend-probe-7.csv",
+            "--timings",
+            killed.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "unsupported", "{s}");
+    assert!(s["time"].is_null(), "{s}");
+    assert!(s["commands"].as_array().unwrap().is_empty(), "{s}");
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("calib probe --units 10"), "{notes}");
+}
