@@ -173,3 +173,74 @@ fn lab_start_is_idempotent() {
     );
     assert_eq!(status(), before);
 }
+
+/// Cancels the jobs it names when dropped, so that a failing assertion leaves
+/// no held job in the lab.
+struct CancelOnDrop(Vec<String>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let _ = Command::new("scancel").args(&self.0).status();
+    }
+}
+
+/// The pending-job trap on the real cluster: a held job whose limit
+/// `scontrol update` raised past its partition's cap stays PENDING; `calib
+/// audit --partitions` flags it with the scancel line, and does not flag a
+/// held job within its cap.
+#[test]
+#[ignore = "needs the Slurm lab: scripts/slurm-lab start; run with --ignored"]
+fn a_pending_job_raised_past_its_partition_cap_is_flagged() {
+    require_lab();
+    let dir = tempfile::tempdir().unwrap();
+    let held = |name: &str| {
+        submit(
+            "#!/bin/bash\ntrue\n",
+            &[
+                "--hold",
+                "--partition=short",
+                "--time=1",
+                &format!("--job-name={name}"),
+            ],
+            dir.path(),
+        )
+    };
+    let trapped = held("calib-trapped");
+    let within = held("calib-within");
+    let _cleanup = CancelOnDrop(vec![trapped.clone(), within.clone()]);
+    // short's cap is 1 minute; root may raise a limit past it (as an
+    // administrator can on a real cluster, or a user before EnforcePartLimits).
+    let raised = Command::new("scontrol")
+        .args(["update", &format!("JobId={trapped}"), "TimeLimit=5"])
+        .output()
+        .unwrap();
+    assert!(raised.status.success(), "{}", common::stderr(&raised));
+
+    let sinfo = Command::new("sinfo")
+        .args(["-h", "-o", "%P %l"])
+        .output()
+        .unwrap();
+    let partitions = String::from_utf8(sinfo.stdout).unwrap();
+    let jobs = format!("{trapped},{within}");
+    // Accounting reaches sacct a moment after submission.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let doc = loop {
+        let doc = calib_audit(&["-j", &jobs, "--partitions", &partitions]);
+        if doc["job_rows"].as_u64() == Some(2) || Instant::now() > deadline {
+            break doc;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    assert_eq!(doc["job_rows"], 2, "{doc}");
+    let advice: Vec<&serde_json::Value> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["advice"].as_array().unwrap())
+        .filter(|a| a["kind"] == "pending_over_cap")
+        .collect();
+    assert_eq!(advice.len(), 1, "{doc}");
+    assert_eq!(advice[0]["cancel"], format!("scancel {trapped}"), "{doc}");
+    assert_eq!(advice[0]["tasks"][0][1], 300, "{doc}");
+    assert_eq!(advice[0]["tasks"][0][3], 60, "{doc}");
+}

@@ -237,7 +237,13 @@ impl fmt::Display for Advice {
                         "; pass --timings with their probe files (and --units) to see how far they got, \
                          then re-run calib fit and calib budget"
                     ),
-                }
+                }?;
+                // The tasks' own units are the best evidence for the rest of them.
+                write!(
+                    f,
+                    "; if the program resumes from a checkpoint, calib resume sizes the rest of \
+                     exactly these tasks and prints their resubmission line"
+                )
             }
             Advice::TooClose { used, suggest } => write!(
                 f,
