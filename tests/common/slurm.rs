@@ -88,11 +88,28 @@ pub fn sacct_text(id: &str) -> String {
     String::from_utf8(out.stdout).expect("sacct output is UTF-8")
 }
 
+/// Whether job `id` (every task of an array) has left the queue.
+fn left_the_queue(id: &str) -> bool {
+    let out = Command::new("squeue")
+        .args(["-h", "-j", id, "-o", "%i"])
+        .output()
+        .expect("cannot run squeue");
+    // squeue fails for a job id it no longer knows: gone as well.
+    !out.status.success() || out.stdout.iter().all(|b| b.is_ascii_whitespace())
+}
+
 /// Waits until every task of job `id` is finished with a complete record;
 /// returns `sacct_text(id)` then. Panics after `timeout` with the last output.
+///
+/// Finished means: out of squeue, every sacct row finished, and the same sacct
+/// text twice in a row. Accounting reaches slurmdbd after the controller's
+/// queue: an array's tasks that ran early may show before the others have any
+/// row, so sacct alone can look complete too soon.
 pub fn wait_done(id: &str, timeout: Duration) -> String {
     let start = Instant::now();
+    let mut previous = String::new();
     loop {
+        let gone = left_the_queue(id);
         let text = sacct_text(id);
         let table = parse_sacct(&text, &Origin::Stdin, &SacctOptions::default())
             .unwrap_or_else(|e| panic!("sacct output for job {id} does not parse: {e}\n{text}"));
@@ -106,13 +123,14 @@ pub fn wait_done(id: &str, timeout: Duration) -> String {
                         .as_ref()
                         .is_some_and(|j| matches!(j.kind, JobKind::ArrayPending(_)))
             });
-        if done {
+        if gone && done && text == previous {
             return text;
         }
         assert!(
             start.elapsed() < timeout,
             "job {id} not finished after {timeout:?}; last sacct output:\n{text}"
         );
-        std::thread::sleep(Duration::from_millis(500));
+        previous = text;
+        std::thread::sleep(Duration::from_millis(1000));
     }
 }
