@@ -181,6 +181,60 @@ fn a_template_giving_two_cells_one_path_is_refused() {
 }
 
 #[test]
+fn paths_that_name_one_file_differently_are_one_path() {
+    let dir = tempfile::tempdir().unwrap();
+    // `a`, `./a` and `a/` put out.txt in one folder.
+    let grid = write_file(
+        dir.path(),
+        "same.toml",
+        "output = \"{d}/out.txt\"\n[axes]\nd = [\"a\", \"./a\", \"a/\"]\n",
+    );
+    let out = calib().args(["grid", "show"]).arg(&grid).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("the same path"), "{}", stderr(&out));
+    // `..` is compared as written: a link may make `b/..` another folder.
+    let grid = write_file(
+        dir.path(),
+        "dots.toml",
+        "output = \"{d}/out.txt\"\n[axes]\nd = [\"a\", \"b/../a\"]\n",
+    );
+    let out = calib().args(["grid", "show"]).arg(&grid).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn values_and_names_a_job_shell_cannot_carry_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        // CALIB_STRATUM separates labels with `;`.
+        (
+            "stratum = [\"d\", \"m\"]\noutput = \"{tag}\"\n[axes]\nd = [\"a;b\", \"c\"]\nm = [\"x\"]\n",
+            "holds a `;`",
+        ),
+        // A NUL cannot be in a shell variable.
+        (
+            "output = \"{tag}\"\n[axes]\nseed = [\"a\\u0000b\"]\n",
+            "NUL",
+        ),
+        // Read-only in bash: assigning it ends the job's shell.
+        (
+            "output = \"{tag}\"\n[axes]\nSHELLOPTS = [\"a\"]\n",
+            "relies on",
+        ),
+    ];
+    for (k, (text, expected)) in cases.iter().enumerate() {
+        let grid = write_file(dir.path(), &format!("refused{k}.toml"), text);
+        let out = calib().args(["grid", "show"]).arg(&grid).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {}", stdout(&out));
+        let e = stderr(&out);
+        assert!(
+            e.contains(&format!("refused{k}.toml")) && e.contains(expected),
+            "{text:?}: {e}"
+        );
+    }
+}
+
+#[test]
 fn a_malformed_grid_names_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [

@@ -175,6 +175,22 @@ pub fn refuse_variable_name(name: &str) -> std::result::Result<(), String> {
         "TMPDIR",
         "LD_PRELOAD",
         "LD_LIBRARY_PATH",
+        // Read-only in bash (assigning one ends the job's shell), or read by
+        // the shell and the C library on every command.
+        "SHELLOPTS",
+        "POSIXLY_CORRECT",
+        "TZ",
+        "TERM",
+        "LANGUAGE",
+        "LOGNAME",
+        "HOSTNAME",
+        "TMOUT",
+        "PROMPT_COMMAND",
+        "FUNCNAME",
+        "GROUPS",
+        "RANDOM",
+        "SECONDS",
+        "LINENO",
     ];
     let reserved = SHELL.contains(&name)
         || ["SLURM_", "CALIB_", "BASH", "LC_"]
@@ -188,6 +204,24 @@ pub fn refuse_variable_name(name: &str) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A path as the file system resolves it without looking: `.` components,
+/// repeated and trailing `/` dropped, so that `a/out`, `./a/out` and
+/// `a//out` are one file. `..` is kept (a symbolic link may make `a/..` other
+/// than `.`), so such paths are compared as written.
+fn same_file_key(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
 }
 
 /// A piece of the output template.
@@ -327,6 +361,9 @@ impl CampaignGrid {
             let start = values.span().start;
             refuse_variable_name(&name).map_err(|m| at(start, m))?;
             let mut texts: Vec<String> = Vec::new();
+            // A set beside the list: an axis of 10^5 values is checked in
+            // linear time, in every array task that derives its cell.
+            let mut seen = std::collections::HashSet::new();
             for value in values.into_inner() {
                 let place = value.span().start;
                 let text = match value.into_inner() {
@@ -342,7 +379,16 @@ impl CampaignGrid {
                         ))
                     }
                 };
-                if texts.contains(&text) {
+                if text.contains('\0') {
+                    return Err(at(
+                        place,
+                        format!(
+                            "axis `{name}`: a value holds a NUL character, which no shell variable can carry; \
+                             the task would see another value than `calib grid show` lists"
+                        ),
+                    ));
+                }
+                if !seen.insert(text.clone()) {
                     return Err(at(
                         place,
                         format!(
@@ -398,6 +444,12 @@ impl CampaignGrid {
                     probe
                         .insert(&name, value)
                         .map_err(|m| at(place, format!("axis `{name}` forms the stratum, so its values are stratum labels: {m}")))?;
+                    if value.contains(';') {
+                        return Err(at(
+                            place,
+                            format!("axis `{name}` forms the stratum, so its values are stratum labels: `{value}` holds a `;`, which separates the labels in CALIB_STRATUM; rename the value"),
+                        ));
+                    }
                     if value.trim() != value || value.is_empty() {
                         return Err(at(
                             place,
@@ -500,7 +552,6 @@ impl CampaignGrid {
 
     /// Refuses two cells with one tag or one output path.
     fn refuse_collisions(&self, text: &str, output_place: usize) -> Result<()> {
-        let mut paths: HashMap<&str, &Cell> = HashMap::new();
         let mut tags: HashMap<&str, &Cell> = HashMap::new();
         let name = |c: &Cell| {
             format!(
@@ -510,8 +561,9 @@ impl CampaignGrid {
                 c.index
             )
         };
+        let mut paths: HashMap<String, &Cell> = HashMap::new();
         for cell in self.cells() {
-            if let Some(first) = paths.insert(&cell.output, cell) {
+            if let Some(first) = paths.insert(same_file_key(&cell.output), cell) {
                 return Err(Error::input(
                     self.origin.clone(),
                     Some(line_of(text, output_place)),
