@@ -151,7 +151,7 @@ pub(crate) fn into_text(bytes: Vec<u8>, origin: &Origin) -> Result<String> {
 }
 
 /// The line holding byte `at` (1-based), for messages.
-fn line_of(bytes: &[u8], at: usize) -> u64 {
+pub(crate) fn line_of(bytes: &[u8], at: usize) -> u64 {
     bytes[..at.min(bytes.len())]
         .iter()
         .filter(|&&b| b == b'\n')

@@ -55,7 +55,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::{Error, Origin, Result};
-use crate::limits::MAX_COUNT;
+use crate::limits::{line_of, MAX_COUNT};
 use crate::stratum::Stratum;
 
 /// The longest tag: with an extension it fits one file name and stays
@@ -124,16 +124,6 @@ pub struct CampaignGrid {
     pub stratum_axes: Vec<String>,
     pub output_template: String,
     pub strata: Vec<StratumCells>,
-}
-
-/// The 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> u64 {
-    let end = offset.min(text.len());
-    text.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u64
-        + 1
 }
 
 /// Refuses `name` as the name of a variable a job's shell gets: it must be a
@@ -330,10 +320,14 @@ impl CampaignGrid {
 
     pub fn parse(text: &str, origin: Origin) -> Result<CampaignGrid> {
         let at = |offset: usize, message: String| {
-            Error::input(origin.clone(), Some(line_of(text, offset)), message)
+            Error::input(
+                origin.clone(),
+                Some(line_of(text.as_bytes(), offset)),
+                message,
+            )
         };
         let raw: RawGrid = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(text, s.start));
+            let line = e.span().map(|s| line_of(text.as_bytes(), s.start));
             Error::input(
                 origin.clone(),
                 line,
@@ -566,7 +560,7 @@ impl CampaignGrid {
             if let Some(first) = paths.insert(same_file_key(&cell.output), cell) {
                 return Err(Error::input(
                     self.origin.clone(),
-                    Some(line_of(text, output_place)),
+                    Some(line_of(text.as_bytes(), output_place)),
                     format!(
                         "the output template `{}` gives two cells the same path `{}`: {} and {}; \
                          they would overwrite each other's results. Put every axis that varies in it, or {{tag}}",
