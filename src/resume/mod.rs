@@ -475,6 +475,50 @@ impl ResumePlan {
     }
 }
 
+/// Checks a plan against the campaign grid its tasks derive their cells from
+/// (`grid`, read from `path`): each resubmitted stratum is one of the grid's,
+/// sized for the same units, and each array index is one of its cells
+/// (`0..cells`, per stratum, as `calib budget --grid` numbers them). A task
+/// outside would resume with no cell, or with another cell's, so the plan is
+/// refused before any line is printed.
+pub fn check_grid(plan: &ResumePlan, grid: &budget::grid::Grid, path: &str) -> Result<()> {
+    for s in &plan.strata {
+        let Some(size) = grid.sizes.get(&s.stratum) else {
+            return Err(Error::Refused(format!(
+                "stratum `{}` is not in the grid {path}: its tasks could not derive a cell from it; give the grid the campaign ran with",
+                s.stratum
+            )));
+        };
+        if let Some(units) = size.units.filter(|&u| u != plan.units) {
+            return Err(Error::Refused(format!(
+                "the grid {path} gives stratum `{}` {units} units, not --units {}: give the units the campaign ran with",
+                s.stratum, plan.units
+            )));
+        }
+        let cells = size.tasks.unwrap_or(0);
+        for t in &s.tasks {
+            match t.task.array {
+                Some((_, index)) if index < cells => {}
+                Some((_, index)) => {
+                    return Err(Error::Refused(format!(
+                        "task {} has array index {index}, but stratum `{}` has {cells} cells in the grid {path} (indexes 0-{}): it did not run as one of the grid's per-stratum arrays, and resubmitted it would derive no cell",
+                        t.task.task_label(),
+                        s.stratum,
+                        cells.saturating_sub(1)
+                    )));
+                }
+                None => {
+                    return Err(Error::Refused(format!(
+                        "task {} is not an array task: with --grid each task derives its cell from its array index; give the timings of the grid's array tasks (their job_id JOB_INDEX)",
+                        t.task.task_label()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The probe timings with the killed runs' units added (a run already among
 /// them, by its run id, is not added twice), fitted as `calib fit` does: the
 /// model for a program that cannot resume.

@@ -7,6 +7,7 @@
 use std::io;
 
 use super::{command_line, ExportContext, Exporter};
+use crate::budget::export::GRID_VARIABLE;
 use crate::budget::Status;
 use crate::output::human_duration;
 use crate::resume::ResumePlan;
@@ -42,6 +43,15 @@ impl Exporter for SbatchExporter {
             ),
         );
         comment(&mut out, &format!("partitions: {}", plan.partitions));
+        if let Some(derivation) = &context.grid {
+            comment(
+                &mut out,
+                &format!(
+                    "each task derives its cell from the grid {} ({GRID_VARIABLE} is exported) at its array index, as in the first submission",
+                    derivation.grid
+                ),
+            );
+        }
         for note in &plan.notes {
             comment(&mut out, &format!("NOTE: {note}"));
         }
