@@ -540,3 +540,77 @@ fn job_scripts_of_budget_s_script_dir_are_what_resume_submits() {
     );
     assert!(stdout(&out).is_empty());
 }
+
+#[test]
+fn over_every_cap_each_segment_pays_the_startup_and_a_lost_unit_and_fits_the_cap() {
+    let run = |format: &str| {
+        calib()
+            .current_dir(repo_file(""))
+            .args([
+                "resume",
+                "data/spread-20.csv",
+                "--timings",
+                "data/campaign/timed-out-Y.csv",
+                "--units",
+                "100",
+                "--partitions",
+                "short 40:00",
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "over_cap", "{s}");
+    let cap = 40.0 * 60.0;
+    let most = |field: &str| {
+        s["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["remainder"][field].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    let (startup, unit) = (most("startup_s"), most("unit_s"));
+    assert!(startup > 0.0 && unit > 0.0, "{s}");
+    // Each segment does the cap less a startup and less the unit a kill loses:
+    // enough segments for the work left, and not one more.
+    let work = s["upper_s"].as_f64().unwrap() - startup;
+    let per_segment = cap - startup - unit;
+    let n = s["segments"].as_u64().unwrap() as f64;
+    assert!(n * per_segment >= work - 1.0, "{n} segments: {s}");
+    assert!((n - 1.0) * per_segment < work + 1.0, "{n} segments: {s}");
+    // The commented line is one segment's: its --time within the cap.
+    let text = stdout(&run("sbatch"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("# sbatch "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let time = line
+        .split(' ')
+        .find_map(|w| w.strip_prefix("--time="))
+        .unwrap();
+    let seconds = calib::slurm::time::parse_time(time)
+        .unwrap()
+        .seconds()
+        .unwrap() as f64;
+    assert!(seconds <= cap, "{line}");
+    assert!(!text.lines().any(|l| l.starts_with("sbatch")), "{text}");
+}
+
+#[test]
+fn the_own_pace_remainder_is_not_called_measured() {
+    // The remainder's floor is a projection of units that never ran.
+    let table = stdout(&resume(&[]));
+    let header = table.lines().next().unwrap();
+    assert!(!header.contains("measured"), "{header}");
+    assert!(!table.contains("measured remainder"), "{table}");
+    let sbatch = stdout(&resume(&["--format", "sbatch"]));
+    assert!(!sbatch.contains(", measured "), "{sbatch}");
+    let help = stdout(&calib().args(["resume", "--help"]).output().unwrap());
+    assert!(!help.contains("measured remainder"), "{help}");
+}

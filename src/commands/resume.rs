@@ -33,8 +33,9 @@ program that resumes from a checkpoint needs only units k+1..N. calib projects t
 the model, at the killed run's own measured rate (its current per-unit rate against the \
 model's curve), adds the startup of the restart, applies the margin calib budget gives a \
 new run of N units, and rounds into a partition bucket by budget's rule, never below the \
-measured remainder (that run at its own rate, under every cost form the probe cannot rule \
-out). It prints the sbatch line for exactly the killed array tasks.
+remainder projected at the run's own pace (its rate, measured against the \
+model's chosen curve, applied to the units left under every cost form the probe cannot rule \
+out; a projection, not a measurement). It prints the sbatch line for exactly the killed array tasks.
 
 With --no-checkpoint (the program cannot resume), the killed runs' units are added to the \
 probe timings, the stratum is fitted again, and the whole run is budgeted from unit 1.
@@ -51,7 +52,7 @@ Examples:
       (on the cluster: calib runs sacct -j 4242 itself)
 
 The output: the table gives per stratum the killed tasks, the unit each reached, the units \
-left, the remainder (predicted, measured, upper bound), the --time, its partition and the \
+left, the remainder (predicted, projected at the runs' own pace, upper bound), the --time, its partition and the \
 status; then per task what it measured (its level and current rate against the model), \
 the tasks left out and why, and the sbatch lines. Each line carries calib budget's options \
 (job name, comment, CALIB_STRATUM, CALIB_UNITS, and CALIB_GRID with --grid) with --array \

@@ -51,6 +51,8 @@ impl Exporter for JsonExporter {
                                 "predicted_s": round3(r.predicted_s),
                                 "floor_s": round3(r.floor_s),
                                 "upper_s": round3(r.upper_s),
+                                "startup_s": round3(r.startup_s),
+                                "unit_s": round3(r.unit_s),
                             })),
                         })
                     })

@@ -14,6 +14,7 @@ use crate::budget::export::{
     exported_variables, job_comment, job_name, script_argument, GridDerivation,
 };
 use crate::shell::quote;
+use crate::slurm::time::format_minutes;
 
 /// What every format may need beyond the plan itself.
 #[derive(Debug, Clone)]
@@ -85,7 +86,9 @@ pub fn command_line(
     if let Some(array) = &submission.array {
         options.push(("array", array.clone()));
     }
-    options.push(("time", s.time()));
+    // over_cap: the line of one segment, at the largest cap (see the notes).
+    let time = s.segment_minutes().map_or_else(|| s.time(), format_minutes);
+    options.push(("time", time));
     if let Some(partition) = s
         .decision
         .partition

@@ -34,7 +34,11 @@ impl Exporter for TableExporter {
                     "rerun".into()
                 },
                 "predicted".into(),
-                "measured".into(),
+                if plan.checkpoint {
+                    "own pace".into()
+                } else {
+                    "measured".into()
+                },
                 format!("upper@{:.0}%", plan.confidence * 100.0),
                 "--time".into(),
                 "partition".into(),
@@ -92,6 +96,12 @@ impl Exporter for TableExporter {
                 ]);
             }
             write!(out, "{table}")?;
+            if plan.checkpoint {
+                writeln!(
+                    out,
+                    "own pace = the units left projected at each killed run's own rate (measured against the model's chosen curve, applied under every form the probe cannot rule out): a projection, the --time never goes below it."
+                )?;
+            }
             for s in &plan.strata {
                 for note in &s.notes {
                     writeln!(out, "  {}: {note}", s.stratum)?;
