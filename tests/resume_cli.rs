@@ -614,3 +614,39 @@ fn the_own_pace_remainder_is_not_called_measured() {
     let help = stdout(&calib().args(["resume", "--help"]).output().unwrap());
     assert!(!help.contains("measured remainder"), "{help}");
 }
+
+#[test]
+fn timings_holding_a_run_and_its_resumption_are_refused() {
+    // Task 1 killed at generation 90, resumed as 5000_1 and killed again
+    // after 8 more: that run's probe counted 1..8. Read as a first run it
+    // would be at generation 8 of 100, and 4242_1 resubmitted beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("both.csv");
+    let mut text = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
+    for i in 1..=8 {
+        text.push_str(&format!(
+            "resumed-Y-s1,\"dataset=Y\",{i},{},narval,AMD EPYC 7532,5000_1,\n",
+            20 + 385 * i
+        ));
+    }
+    text.push_str("resumed-Y-s1,\"dataset=Y\",8,3600,narval,AMD EPYC 7532,5000_1,signal:TERM\n");
+    std::fs::write(&both, text).unwrap();
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/spread-20.csv",
+            "--timings",
+            both.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("4242_1") && err.contains("5000_1"), "{err}");
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+}

@@ -59,8 +59,14 @@ the tasks left out and why, and the sbatch lines. Each line carries calib budget
 set to the killed tasks' indexes, the same indexes as in the first submission: your script \
 resumes each from its checkpoint. A campaign budgeted with --grid grid.toml is resumed with \
 --grid grid.toml and the same --script (the script that derives the cell), or with \
---script-dir DIR when budget wrote job scripts there. Write the resumed runs' probe \
-timings to another folder: their units count from 1 again.";
+--script-dir DIR when budget wrote job scripts there.
+
+First runs only: a resumed run's probe counts its units from 1 again, so calib resume \
+cannot size a task killed a second time (it would read its unit j as unit j of N, not \
+the one it reached). Write the resumed runs' probe timings to another folder, and do not \
+give them to calib resume: timings holding both a run and its resumption are refused. \
+A task killed again after a resume ran slower than its own pace, which its --time was never \
+below: see calib audit on it before resubmitting it by hand.";
 
 /// Arguments of `calib resume`.
 #[derive(Debug, Args)]
@@ -196,7 +202,14 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         }
         None => None,
     };
-    let selected = resume::select(&tasks, sacct.as_ref(), args.units);
+    let mut selected = resume::select(&tasks, sacct.as_ref(), args.units);
+    resume::refuse_resumed_runs(&tasks, &selected, args.units)?;
+    if !selected.tasks.is_empty() {
+        selected.notes.push(format!(
+            "each task's timings are read as its first run, from unit 1; a resumed run's count from 1 again, so a task killed again after a resume is not sized here (its unit j would be taken for unit j of {}, not the one it reached)",
+            args.units
+        ));
+    }
 
     let model = if args.probes.is_empty() {
         let path = args

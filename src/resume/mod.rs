@@ -73,6 +73,16 @@
 //! walltime kill gives one or the other); a run that exited by itself did not
 //! hit its walltime, and resubmitting it would not help. Each task left out
 //! is listed with the reason.
+//!
+//! # First runs only
+//!
+//! A task's timings are taken as a first run: unit 1 is the run's first unit.
+//! A resumed run's probe counts from 1 again (it cannot know where the
+//! checkpoint left off), so its timings are not what this module sizes: a
+//! task killed again after a resume would be read as at unit j of N rather
+//! than k + j. [`refuse_resumed_runs`] refuses timings that hold both
+//! segments of one task; timings of resumed runs alone cannot be told apart
+//! from first runs, which the help, the notes and the README say.
 
 pub mod export;
 
@@ -297,6 +307,44 @@ pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Sele
         }
     }
     selected
+}
+
+/// Refuses timings that hold a resumed run beside the run it resumed: two
+/// runs killed short of `units` (on a signal or with no end row) in the
+/// same stratum at the same array index of two different arrays, one of
+/// them a task to resume. A resumed run counts its units from 1 again, so
+/// calib would take its unit j for unit j of the run rather than k + j, and
+/// would resubmit the first kill's remainder again beside it. calib sizes
+/// first runs only (see the module docs).
+pub fn refuse_resumed_runs(timings: &Timings, selected: &Selected, units: u64) -> Result<()> {
+    let killed = |run: &RunTimings| {
+        run.points.last().is_some_and(|p| p.0 < units)
+            && !matches!(run.end, Some((RunEnd::Exit(_), _, _)))
+    };
+    for task in &selected.tasks {
+        let Some((job, index)) = task.array else {
+            continue;
+        };
+        let other = timings.runs.iter().find(|run| {
+            killed(run)
+                && run.stratum == task.timings.stratum
+                && run
+                    .fingerprint
+                    .job_id
+                    .as_deref()
+                    .and_then(array_of)
+                    .is_some_and(|(j, i)| i == index && j != job)
+        });
+        if let Some(other) = other {
+            return Err(Error::Refused(format!(
+                "{} and {} are both index {index} of stratum `{}` and both stopped short of {units} units: if one resumed the other, its units count from 1 again, and calib resume would size it from the wrong unit and resubmit the first kill's remainder beside it. calib resume sizes first runs only: give the timings of the first submission alone; a task killed again after a resume needs its remainder sized by hand (see calib resume --help)",
+                task.task_label(),
+                task_name(other),
+                task.timings.stratum.canonical()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// What one killed run measured against the curve, and the time its
