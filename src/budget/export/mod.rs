@@ -6,6 +6,7 @@ mod sbatch;
 mod table;
 
 pub use self::csv::CsvExporter;
+pub(crate) use self::json::round3;
 pub use self::json::JsonExporter;
 pub(crate) use self::sbatch::script_argument;
 pub use self::sbatch::{
