@@ -650,3 +650,38 @@ fn timings_holding_a_run_and_its_resumption_are_refused() {
     assert!(err.contains("4242_1") && err.contains("5000_1"), "{err}");
     assert!(stdout(&out).is_empty(), "{}", stdout(&out));
 }
+
+#[test]
+fn a_cap_that_cannot_hold_a_restart_and_a_unit_gets_no_segments_and_no_line() {
+    // 6 minutes: less than the restart's startup and one unit of dataset=Y.
+    let run = |format: &str| {
+        calib()
+            .current_dir(repo_file(""))
+            .args([
+                "resume",
+                "data/spread-20.csv",
+                "--timings",
+                "data/campaign/timed-out-Y.csv",
+                "--units",
+                "100",
+                "--partitions",
+                "tiny 6:00",
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &doc["strata"][0];
+    let t = &s["tasks"][1]["remainder"];
+    assert!(
+        t["startup_s"].as_f64().unwrap() + t["unit_s"].as_f64().unwrap() > 360.0,
+        "{s}"
+    );
+    assert!(s["segments"].is_null(), "{s}");
+    let text = stdout(&run("sbatch"));
+    assert!(!text.contains("sbatch --array"), "{text}");
+}

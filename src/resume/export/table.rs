@@ -80,6 +80,8 @@ impl Exporter for TableExporter {
                             format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
                         )
                     }
+                    // No number of segments finishes (see the notes): no time to show.
+                    (Status::OverCap, _) => "-".to_string(),
                     _ => format_minutes(s.decision.minutes),
                 };
                 table.push(vec![
