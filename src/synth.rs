@@ -246,8 +246,10 @@ pub fn spread_case(probe_units: u64, seed: u64) -> (String, Vec<f64>) {
 pub const TIMEOUT_HEADER: &str = "run,stratum,unit,elapsed_s,cluster,cpu_model,job_id,end\n";
 
 /// Seed case 2's failure: the slow dataset's three seeds (levels
-/// [`SPREAD_LEVELS`], 385 s/gen, 20 s startup, 3% noise) run as tasks 3-5 of
-/// array job 4242 under one global walltime of `walltime_s` seconds, each
+/// [`SPREAD_LEVELS`], 385 s/gen, 20 s startup, 3% noise) run as tasks 0-2 of
+/// array job 4242 (the stratum's own array, one task per cell of
+/// `data/campaign/grid.toml`, as `calib budget --grid` numbers them) under one
+/// global walltime of `walltime_s` seconds, each
 /// probed: a task whose 100 generations fit ends with `exit:0`; the others
 /// are cut at the walltime (`signal:TERM`), keeping the generations they
 /// finished (at 8 h, the slowest stops at generation 74).
@@ -263,7 +265,7 @@ pub fn timeout_case(walltime_s: f64, seed: u64) -> String {
             0.03,
         );
         s.startup_s = 20.0;
-        let job = format!("4242_{}", 3 + k);
+        let job = format!("4242_{k}");
         let mut rng = Rng::new(seed.wrapping_add(31 * k as u64));
         let mut t = s.startup_s;
         let mut done = 0;

@@ -1,6 +1,7 @@
 //! `calib resume` as a user runs it, on the bundled demo campaign: the slow
 //! dataset's three seeds under one global 8 h walltime
-//! (`data/campaign/timed-out-Y.csv`: task 4242_3 finishes, 4242_4 and 4242_5
+//! (`data/campaign/timed-out-Y.csv`: the stratum's array of 3 tasks, one per
+//! cell of `data/campaign/grid.toml`; task 4242_0 finishes, 4242_1 and 4242_2
 //! are killed at generations 90 and 74), probed first in `data/spread-20.csv`.
 
 mod common;
@@ -82,7 +83,7 @@ fn the_killed_tasks_get_the_time_their_remainder_needs_in_a_bucket() {
     let strata = doc["strata"].as_array().unwrap();
     assert_eq!(strata.len(), 1, "{doc}");
     let s = &strata[0];
-    // Only the killed tasks: 4242_3 finished its 100 generations.
+    // Only the killed tasks: 4242_0 finished its 100 generations.
     let tasks: Vec<(&str, u64)> = s["tasks"]
         .as_array()
         .unwrap()
@@ -94,7 +95,7 @@ fn the_killed_tasks_get_the_time_their_remainder_needs_in_a_bucket() {
             )
         })
         .collect();
-    assert_eq!(tasks, [("4242_4", 90), ("4242_5", 74)], "{doc}");
+    assert_eq!(tasks, [("4242_1", 90), ("4242_2", 74)], "{doc}");
     // Each task's measured remainder is what its own pace leaves to do.
     let paces = pace_remainders();
     assert_eq!(paces.len(), 2);
@@ -123,7 +124,7 @@ fn the_killed_tasks_get_the_time_their_remainder_needs_in_a_bucket() {
     assert_eq!(commands.len(), 1);
     let line = commands[0]["command"].as_str().unwrap();
     assert!(
-        line.starts_with("sbatch --array=4-5 --time="),
+        line.starts_with("sbatch --array=1-2 --time="),
         "exactly the killed indexes: {line}"
     );
     assert!(line.contains("CALIB_UNITS=100"), "{line}");
@@ -162,19 +163,19 @@ fn sacct(states: [&str; 3]) -> String {
         calib::commands::audit::SACCT_FORMAT.replace(',', "|")
     );
     for (k, state) in states.iter().enumerate() {
-        let task = 3 + k;
+        let task = k;
         text.push_str(&format!(
             "4242_{task}|{}|calib-dataset-Y|cpubase_bycore_b2|{state}|0:0|08:00:10|28810|08:00:00|480|nc1|2026-05-15T00:00:00|2026-05-15T08:00:10|calib stratum=dataset=Y\n",
             4250 + task
         ));
     }
-    text.push_str("4242_6|4256|calib-dataset-Y|cpubase_bycore_b2|TIMEOUT|0:0|08:00:10|28810|08:00:00|480|nc1|2026-05-15T00:00:00|2026-05-15T08:00:10|calib stratum=dataset=Y\n");
+    text.push_str("4242_3|4256|calib-dataset-Y|cpubase_bycore_b2|TIMEOUT|0:0|08:00:10|28810|08:00:00|480|nc1|2026-05-15T00:00:00|2026-05-15T08:00:10|calib stratum=dataset=Y\n");
     text
 }
 
 #[test]
 fn with_sacct_only_its_timeouts_are_resubmitted_and_the_rest_are_named() {
-    // 4242_4 is said to have FAILED: not a walltime kill, not resubmitted.
+    // 4242_1 is said to have FAILED: not a walltime kill, not resubmitted.
     let text = sacct(["COMPLETED", "FAILED", "TIMEOUT"]);
     let doc = json_of(&resume(&["--sacct", &text, "--format", "json"]));
     let s = &doc["strata"][0];
@@ -184,17 +185,17 @@ fn with_sacct_only_its_timeouts_are_resubmitted_and_the_rest_are_named() {
         .iter()
         .map(|t| t["array_index"].as_u64().unwrap())
         .collect();
-    assert_eq!(indexes, [5], "{doc}");
+    assert_eq!(indexes, [2], "{doc}");
     assert!(s["commands"][0]["command"]
         .as_str()
         .unwrap()
-        .starts_with("sbatch --array=5 "));
+        .starts_with("sbatch --array=2 "));
     let skipped = doc["skipped"].as_array().unwrap();
     let named: Vec<&str> = skipped
         .iter()
         .map(|k| k["task"].as_str().unwrap())
         .collect();
-    assert_eq!(named, ["4242_4", "4242_6"], "{doc}");
+    assert_eq!(named, ["4242_1", "4242_3"], "{doc}");
     assert!(
         skipped[0]["reason"]
             .as_str()
@@ -277,7 +278,7 @@ fn a_remainder_over_every_cap_exits_3_with_no_live_line() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(!text.lines().any(|l| l.starts_with("sbatch")), "{text}");
-    assert!(text.contains("# sbatch --array=4-5"), "{text}");
+    assert!(text.contains("# sbatch --array=1-2"), "{text}");
     assert!(text.contains("over_cap"), "{text}");
 }
 
@@ -320,7 +321,7 @@ fn bad_input_exits_2_with_what_to_do() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("dataset=Y"), "{}", stderr(&out));
     // A sacct text without its header.
-    let out = resume(&["--sacct", "4242_4|TIMEOUT"]);
+    let out = resume(&["--sacct", "4242_1|TIMEOUT"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
@@ -360,4 +361,327 @@ fn a_probe_too_short_for_the_run_gives_no_time_and_exits_3() {
     assert!(s["commands"].as_array().unwrap().is_empty(), "{s}");
     let notes = s["notes"].to_string();
     assert!(notes.contains("calib probe --units 10"), "{notes}");
+}
+
+/// The live `sbatch` lines of a `--format sbatch` output.
+fn live_lines(out: &std::process::Output) -> Vec<String> {
+    assert!(out.status.success(), "{}\n{}", stdout(out), stderr(out));
+    stdout(out)
+        .lines()
+        .filter(|l| l.starts_with("sbatch "))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_grid_campaign_is_resumed_with_its_grid_exported_and_its_cells_indexes() {
+    // The campaign README teaches: budget --grid grid.toml, the tasks derive
+    // their cell from CALIB_GRID. Resumed, they must see it again.
+    let out = resume(&[
+        "--grid",
+        "data/campaign/grid.toml",
+        "--format",
+        "sbatch",
+        "--script",
+        "evolve.sh",
+    ]);
+    let lines = live_lines(&out);
+    assert_eq!(lines.len(), 1, "{}", stdout(&out));
+    let grid = std::path::absolute(repo_file("data/campaign/grid.toml")).unwrap();
+    let words: Vec<&str> = lines[0].split(' ').collect();
+    assert!(
+        words.contains(
+            &format!(
+                "--export=ALL,CALIB_STRATUM=dataset=Y,CALIB_UNITS=100,CALIB_GRID={}",
+                grid.display()
+            )
+            .as_str()
+        ),
+        "{}",
+        lines[0]
+    );
+    // The same --export as calib budget --grid gives the stratum's first array.
+    let budget = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "budget",
+            "data/trend-probe-60x3.csv",
+            "data/spread-20.csv",
+            "--grid",
+            "data/campaign/grid.toml",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--format",
+            "sbatch",
+            "--script",
+            "evolve.sh",
+        ])
+        .output()
+        .unwrap();
+    let export = |line: &str| {
+        line.split(' ')
+            .find(|w| w.starts_with("--export="))
+            .map(String::from)
+    };
+    let first = live_lines(&budget)
+        .into_iter()
+        .find(|l| l.contains("CALIB_STRATUM=dataset=Y,"))
+        .unwrap();
+    assert_eq!(export(&first), export(&lines[0]));
+    // Each resubmitted index derives one of the stratum's cells.
+    let array = words[1].strip_prefix("--array=").unwrap();
+    assert_eq!(array, "1-2", "{}", lines[0]);
+    for index in ["1", "2"] {
+        let cell = calib()
+            .current_dir(repo_file(""))
+            .args([
+                "grid",
+                "cell",
+                "data/campaign/grid.toml",
+                "--stratum",
+                "dataset=Y",
+                "--index",
+                index,
+            ])
+            .output()
+            .unwrap();
+        assert!(cell.status.success(), "index {index}: {}", stderr(&cell));
+    }
+}
+
+#[test]
+fn a_task_index_outside_the_grid_s_cells_is_refused() {
+    // Tasks numbered as one global array (4242_4, 4242_5) cannot derive a
+    // cell of the stratum's 3: refused, naming the task and the grid.
+    let dir = tempfile::tempdir().unwrap();
+    let global = dir.path().join("global.csv");
+    let text = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv"))
+        .unwrap()
+        .replace(",4242_1,", ",4242_4,")
+        .replace(",4242_2,", ",4242_5,");
+    std::fs::write(&global, text).unwrap();
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/spread-20.csv",
+            "--timings",
+            global.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--grid",
+            "data/campaign/grid.toml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("4242_4") && err.contains("grid.toml"), "{err}");
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    // A sizes CSV is no grid to derive a cell from.
+    let out = resume(&["--grid", "data/campaign/partitions-narval.txt"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+}
+
+#[test]
+fn job_scripts_of_budget_s_script_dir_are_what_resume_submits() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("jobs");
+    let budget = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "budget",
+            "data/trend-probe-60x3.csv",
+            "data/spread-20.csv",
+            "--grid",
+            "data/campaign/grid.toml",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--format",
+            "sbatch",
+            "--script",
+            "evolve.sh",
+            "--script-dir",
+            jobs.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let submitted = live_lines(&budget)
+        .into_iter()
+        .find(|l| l.contains("dataset-Y"))
+        .unwrap();
+    let out = resume(&["--format", "sbatch", "--script-dir", jobs.to_str().unwrap()]);
+    let lines = live_lines(&out);
+    assert_eq!(lines.len(), 1, "{}", stdout(&out));
+    // The same file budget's line submits, now for the killed indexes only.
+    let file = submitted.strip_prefix("sbatch ").unwrap();
+    assert!(lines[0].starts_with("sbatch --array=1-2 "), "{}", lines[0]);
+    assert!(
+        lines[0].ends_with(&format!(" {file}")),
+        "{}\n{file}",
+        lines[0]
+    );
+    // A folder without the stratum's job script: refused, nothing printed.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = resume(&[
+        "--format",
+        "sbatch",
+        "--script-dir",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("calib-dataset-Y.sh"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn over_every_cap_each_segment_pays_the_startup_and_a_lost_unit_and_fits_the_cap() {
+    let run = |format: &str| {
+        calib()
+            .current_dir(repo_file(""))
+            .args([
+                "resume",
+                "data/spread-20.csv",
+                "--timings",
+                "data/campaign/timed-out-Y.csv",
+                "--units",
+                "100",
+                "--partitions",
+                "short 40:00",
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "over_cap", "{s}");
+    let cap = 40.0 * 60.0;
+    let most = |field: &str| {
+        s["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["remainder"][field].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    let (startup, unit) = (most("startup_s"), most("unit_s"));
+    assert!(startup > 0.0 && unit > 0.0, "{s}");
+    // Each segment does the cap less a startup and less the unit a kill loses:
+    // enough segments for the work left, and not one more.
+    let work = s["upper_s"].as_f64().unwrap() - startup;
+    let per_segment = cap - startup - unit;
+    let n = s["segments"].as_u64().unwrap() as f64;
+    assert!(n * per_segment >= work - 1.0, "{n} segments: {s}");
+    assert!((n - 1.0) * per_segment < work + 1.0, "{n} segments: {s}");
+    // The commented line is one segment's: its --time within the cap.
+    let text = stdout(&run("sbatch"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("# sbatch "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let time = line
+        .split(' ')
+        .find_map(|w| w.strip_prefix("--time="))
+        .unwrap();
+    let seconds = calib::slurm::time::parse_time(time)
+        .unwrap()
+        .seconds()
+        .unwrap() as f64;
+    assert!(seconds <= cap, "{line}");
+    assert!(!text.lines().any(|l| l.starts_with("sbatch")), "{text}");
+}
+
+#[test]
+fn the_own_pace_remainder_is_not_called_measured() {
+    // The remainder's floor is a projection of units that never ran.
+    let table = stdout(&resume(&[]));
+    let header = table.lines().next().unwrap();
+    assert!(!header.contains("measured"), "{header}");
+    assert!(!table.contains("measured remainder"), "{table}");
+    let sbatch = stdout(&resume(&["--format", "sbatch"]));
+    assert!(!sbatch.contains(", measured "), "{sbatch}");
+    let help = stdout(&calib().args(["resume", "--help"]).output().unwrap());
+    assert!(!help.contains("measured remainder"), "{help}");
+}
+
+#[test]
+fn timings_holding_a_run_and_its_resumption_are_refused() {
+    // Task 1 killed at generation 90, resumed as 5000_1 and killed again
+    // after 8 more: that run's probe counted 1..8. Read as a first run it
+    // would be at generation 8 of 100, and 4242_1 resubmitted beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("both.csv");
+    let mut text = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
+    for i in 1..=8 {
+        text.push_str(&format!(
+            "resumed-Y-s1,\"dataset=Y\",{i},{},narval,AMD EPYC 7532,5000_1,\n",
+            20 + 385 * i
+        ));
+    }
+    text.push_str("resumed-Y-s1,\"dataset=Y\",8,3600,narval,AMD EPYC 7532,5000_1,signal:TERM\n");
+    std::fs::write(&both, text).unwrap();
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/spread-20.csv",
+            "--timings",
+            both.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("4242_1") && err.contains("5000_1"), "{err}");
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+}
+
+#[test]
+fn a_cap_that_cannot_hold_a_restart_and_a_unit_gets_no_segments_and_no_line() {
+    // 6 minutes: less than the restart's startup and one unit of dataset=Y.
+    let run = |format: &str| {
+        calib()
+            .current_dir(repo_file(""))
+            .args([
+                "resume",
+                "data/spread-20.csv",
+                "--timings",
+                "data/campaign/timed-out-Y.csv",
+                "--units",
+                "100",
+                "--partitions",
+                "tiny 6:00",
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let s = &doc["strata"][0];
+    let t = &s["tasks"][1]["remainder"];
+    assert!(
+        t["startup_s"].as_f64().unwrap() + t["unit_s"].as_f64().unwrap() > 360.0,
+        "{s}"
+    );
+    assert!(s["segments"].is_null(), "{s}");
+    let text = stdout(&run("sbatch"));
+    assert!(!text.contains("sbatch --array"), "{text}");
 }

@@ -855,8 +855,15 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
         over.decision.status = Status::OverCap;
         over.decision.segments = Some(3);
         plan.strata.push(over);
+        // A hostile grid path too: --grid exports it as CALIB_GRID.
+        let grid_path = format!("/grids/{}/g.toml", file_name_of(hostile));
         let context = ExportContext {
             script: hostile.clone(),
+            script_dir: None,
+            grid: Some(calib::budget::export::GridDerivation {
+                calib: "calib".into(),
+                grid: grid_path.clone(),
+            }),
             name_partition: true,
             created_at: comment_only.clone(),
         };
@@ -892,7 +899,7 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
             format!("--job-name={}", job_name(hostile)),
             format!("--comment=calib stratum={hostile}"),
             format!(
-                "--export=ALL,CALIB_STRATUM={},CALIB_UNITS=100",
+                "--export=ALL,CALIB_STRATUM={},CALIB_UNITS=100,CALIB_GRID={grid_path}",
                 hostile.replace(',', ";")
             ),
             script_arg,

@@ -247,23 +247,7 @@ fn grid_derivation(args: &BudgetArgs) -> Result<Option<GridDerivation>> {
     if args.format != Format::Sbatch {
         return Ok(None);
     }
-    let absolute = |p: &Path, what: &str| {
-        std::path::absolute(p)
-            .map(|p| p.to_string_lossy().into_owned())
-            .map_err(|e| Error::Refused(format!("{what} {}: {e}", p.display())))
-    };
-    let grid = absolute(path, "--grid")?;
-    if grid.contains(',') {
-        return Err(Error::Refused(format!(
-            "--grid {grid}: the path holds a comma, which sbatch's --export would split; move or rename the grid file"
-        )));
-    }
-    let calib = std::env::current_exe()
-        .map_err(|e| Error::io("cannot find calib's own path for the job scripts", e))?;
-    Ok(Some(GridDerivation {
-        calib: absolute(&calib, "calib's path")?,
-        grid,
-    }))
+    GridDerivation::for_grid(path).map(Some)
 }
 
 pub fn run(args: &BudgetArgs) -> Result<i32> {

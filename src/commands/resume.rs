@@ -7,7 +7,8 @@ use clap::Args;
 use regex::Regex;
 
 use crate::audit::{check_columns, SacctQuery};
-use crate::budget::grid::MAX_COUNT;
+use crate::budget::export::GridDerivation;
+use crate::budget::grid::{is_campaign_grid, Grid, MAX_COUNT};
 use crate::commands::budget::NamePartition;
 use crate::commands::flags;
 use crate::commands::input::read_text_argument;
@@ -15,7 +16,7 @@ use crate::error::{Error, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output;
-use crate::resume::export::{ExportContext, Format};
+use crate::resume::export::{script_of, ExportContext, Format};
 use crate::resume::{self, ResumeOptions};
 use crate::shell::text_argument;
 use crate::slurm::partitions::{parse_partitions, PartitionSelector};
@@ -32,8 +33,9 @@ program that resumes from a checkpoint needs only units k+1..N. calib projects t
 the model, at the killed run's own measured rate (its current per-unit rate against the \
 model's curve), adds the startup of the restart, applies the margin calib budget gives a \
 new run of N units, and rounds into a partition bucket by budget's rule, never below the \
-measured remainder (that run at its own rate, under every cost form the probe cannot rule \
-out). It prints the sbatch line for exactly the killed array tasks.
+remainder projected at the run's own pace (its rate, measured against the \
+model's chosen curve, applied to the units left under every cost form the probe cannot rule \
+out; a projection, not a measurement). It prints the sbatch line for exactly the killed array tasks.
 
 With --no-checkpoint (the program cannot resume), the killed runs' units are added to the \
 probe timings, the stratum is fitted again, and the whole run is budgeted from unit 1.
@@ -44,18 +46,27 @@ cannot support a bound (see the notes); 2 for bad input.";
 const AFTER_HELP: &str = "\
 Examples:
   calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv --units 100 --partitions @data/campaign/partitions-narval.txt
-  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --format sbatch --script job.sh
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --format sbatch --grid data/campaign/grid.toml --script evolve.sh
   calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --no-checkpoint
   calib resume --model calib-model.json --timings calib-runs/ -j 4242 --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
       (on the cluster: calib runs sacct -j 4242 itself)
 
 The output: the table gives per stratum the killed tasks, the unit each reached, the units \
-left, the remainder (predicted, measured, upper bound), the --time, its partition and the \
+left, the remainder (predicted, projected at the runs' own pace, upper bound), the --time, its partition and the \
 status; then per task what it measured (its level and current rate against the model), \
 the tasks left out and why, and the sbatch lines. Each line carries calib budget's options \
-(job name, comment, CALIB_STRATUM, CALIB_UNITS) with --array set to the killed tasks' \
-indexes: your script resumes each from its checkpoint. Write the resumed runs' probe \
-timings to another folder: their units count from 1 again.";
+(job name, comment, CALIB_STRATUM, CALIB_UNITS, and CALIB_GRID with --grid) with --array \
+set to the killed tasks' indexes, the same indexes as in the first submission: your script \
+resumes each from its checkpoint. A campaign budgeted with --grid grid.toml is resumed with \
+--grid grid.toml and the same --script (the script that derives the cell), or with \
+--script-dir DIR when budget wrote job scripts there.
+
+First runs only: a resumed run's probe counts its units from 1 again, so calib resume \
+cannot size a task killed a second time (it would read its unit j as unit j of N, not \
+the one it reached). Write the resumed runs' probe timings to another folder, and do not \
+give them to calib resume: timings holding both a run and its resumption are refused. \
+A task killed again after a resume ran slower than its own pace, which its --time was never \
+below: see calib audit on it before resubmitting it by hand.";
 
 /// Arguments of `calib resume`.
 #[derive(Debug, Args)]
@@ -122,10 +133,27 @@ pub struct ResumeArgs {
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
 
-    /// The campaign's batch script, the last word of each sbatch line. It reads
-    /// $CALIB_STRATUM and $CALIB_UNITS, and resumes from its checkpoint.
+    /// The campaign's batch script, the last word of each sbatch line: the one
+    /// `calib budget --script` named. It reads $CALIB_STRATUM and $CALIB_UNITS
+    /// (with --grid, derives its cell from $CALIB_GRID with `calib grid cell`:
+    /// the script that derives the cell, not the bare program), and resumes
+    /// from its checkpoint.
     #[arg(long, value_name = "FILE", default_value = "job.sh", value_parser = text_argument)]
     pub script: String,
+
+    /// The campaign grid (.toml) the tasks derive their cell from, as given to
+    /// `calib budget --grid`: the lines export CALIB_GRID (its absolute path),
+    /// and each killed task's array index is checked to be one of its
+    /// stratum's cells.
+    #[arg(long, value_name = "FILE.toml")]
+    pub grid: Option<PathBuf>,
+
+    /// The folder of the job scripts `calib budget --script-dir` wrote: each
+    /// stratum's line submits its job script there (DIR/calib-<stratum>.sh,
+    /// which exports the variables and derives the cell itself) instead of
+    /// --script; the line's --array and --time override its #SBATCH lines.
+    #[arg(long, value_name = "DIR", conflicts_with = "script", value_parser = text_argument)]
+    pub script_dir: Option<String>,
 
     /// Whether the sbatch lines name the partition, as for calib budget: `auto`
     /// leaves it out when the partitions in play are one family of time buckets.
@@ -174,7 +202,14 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         }
         None => None,
     };
-    let selected = resume::select(&tasks, sacct.as_ref(), args.units);
+    let mut selected = resume::select(&tasks, sacct.as_ref(), args.units);
+    resume::refuse_resumed_runs(&tasks, &selected, args.units)?;
+    if !selected.tasks.is_empty() {
+        selected.notes.push(format!(
+            "each task's timings are read as its first run, from unit 1; a resumed run's count from 1 again, so a task killed again after a resume is not sized here (its unit j would be taken for unit j of {}, not the one it reached)",
+            args.units
+        ));
+    }
 
     let model = if args.probes.is_empty() {
         let path = args
@@ -205,8 +240,23 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         checkpoint: !args.no_checkpoint,
     };
     let plan = resume::plan(&model, &selection, selected, &options)?;
+    let grid = match &args.grid {
+        None => None,
+        Some(path) if !is_campaign_grid(path) => {
+            return Err(Error::Refused(format!(
+                "--grid {}: give the campaign grid (.toml) the tasks derive their cell from; a sizes CSV gives no cells",
+                path.display()
+            )))
+        }
+        Some(path) => {
+            resume::check_grid(&plan, &Grid::load(path)?, &path.display().to_string())?;
+            Some(GridDerivation::for_grid(path)?)
+        }
+    };
     let context = ExportContext {
         script: args.script.clone(),
+        script_dir: args.script_dir.as_ref().map(PathBuf::from),
+        grid,
         name_partition: match args.name_partition {
             NamePartition::Always => true,
             NamePartition::Never => false,
@@ -214,6 +264,18 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         },
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
+    if context.script_dir.is_some() {
+        // A job script that is not there would be a line that fails on submit.
+        for s in plan.strata.iter().filter(|s| s.submittable()) {
+            let script = script_of(s, &context);
+            if !std::path::Path::new(&script).is_file() {
+                return Err(Error::Refused(format!(
+                    "--script-dir: no job script {script} for stratum `{}`; give the folder calib budget --script-dir wrote, or --script",
+                    s.stratum
+                )));
+            }
+        }
+    }
     let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
     match args.format {
         Format::Table => output::write_table(export)?,

@@ -33,9 +33,13 @@
 //!
 //! Then, per run:
 //!
-//! - `floor_s`, the **measured remainder**: the largest R_f (it holds
-//!   whichever form the probe cannot rule out is true, as `calib budget`'s
-//!   measured cost does);
+//! - `floor_s`, the **remainder projected at the run's own pace**: the
+//!   largest R_f (it holds whichever form the probe cannot rule out is true,
+//!   as `calib budget`'s measured cost does). It is a projection, not a
+//!   measurement: the units k+1..N have not run. Only the run's level and
+//!   rate are measured, and against the chosen curve alone; for the other
+//!   forms R_f applies that same factor to their own curves, which assumes
+//!   the run differs from each form as it differs from the chosen one;
 //! - `predicted_s`: the forms' weighted geometric mean `exp(Σ w_f ln R_f)`;
 //! - `upper_s`: `predicted_s` times the margin of `calib budget`'s bound for a
 //!   new run of N units at the same confidence (`upper_s / predicted_s` of
@@ -48,8 +52,9 @@
 //! The tasks of one stratum share one resubmission: its `floor_s` and
 //! `upper_s` are the largest of its tasks', and the budgeting rule
 //! ([`crate::budget::rule`]) turns them into the `--time` and the partition,
-//! never below the measured remainder (`over_cap` when even that exceeds the
-//! largest cap: the run needs several resubmissions, each resuming).
+//! never below the remainder projected at the runs' own pace (`over_cap`
+//! when even that exceeds the largest cap: the run needs several
+//! resubmissions, each resuming; see [`segments`]).
 //!
 //! # A program that cannot resume
 //!
@@ -68,6 +73,16 @@
 //! walltime kill gives one or the other); a run that exited by itself did not
 //! hit its walltime, and resubmitting it would not help. Each task left out
 //! is listed with the reason.
+//!
+//! # First runs only
+//!
+//! A task's timings are taken as a first run: unit 1 is the run's first unit.
+//! A resumed run's probe counts from 1 again (it cannot know where the
+//! checkpoint left off), so its timings are not what this module sizes: a
+//! task killed again after a resume would be read as at unit j of N rather
+//! than k + j. [`refuse_resumed_runs`] refuses timings that hold both
+//! segments of one task; timings of resumed runs alone cannot be told apart
+//! from first runs, which the help, the notes and the README say.
 
 pub mod export;
 
@@ -294,6 +309,44 @@ pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Sele
     selected
 }
 
+/// Refuses timings that hold a resumed run beside the run it resumed: two
+/// runs killed short of `units` (on a signal or with no end row) in the
+/// same stratum at the same array index of two different arrays, one of
+/// them a task to resume. A resumed run counts its units from 1 again, so
+/// calib would take its unit j for unit j of the run rather than k + j, and
+/// would resubmit the first kill's remainder again beside it. calib sizes
+/// first runs only (see the module docs).
+pub fn refuse_resumed_runs(timings: &Timings, selected: &Selected, units: u64) -> Result<()> {
+    let killed = |run: &RunTimings| {
+        run.points.last().is_some_and(|p| p.0 < units)
+            && !matches!(run.end, Some((RunEnd::Exit(_), _, _)))
+    };
+    for task in &selected.tasks {
+        let Some((job, index)) = task.array else {
+            continue;
+        };
+        let other = timings.runs.iter().find(|run| {
+            killed(run)
+                && run.stratum == task.timings.stratum
+                && run
+                    .fingerprint
+                    .job_id
+                    .as_deref()
+                    .and_then(array_of)
+                    .is_some_and(|(j, i)| i == index && j != job)
+        });
+        if let Some(other) = other {
+            return Err(Error::Refused(format!(
+                "{} and {} are both index {index} of stratum `{}` and both stopped short of {units} units: if one resumed the other, its units count from 1 again, and calib resume would size it from the wrong unit and resubmit the first kill's remainder beside it. calib resume sizes first runs only: give the timings of the first submission alone; a task killed again after a resume needs its remainder sized by hand (see calib resume --help)",
+                task.task_label(),
+                task_name(other),
+                task.timings.stratum.canonical()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// What one killed run measured against the curve, and the time its
 /// remaining units need (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -305,9 +358,32 @@ pub struct Remainder {
     /// Units left to do (N - k).
     pub units: u64,
     pub predicted_s: f64,
-    /// The measured remainder: this run at its own rate, under every form.
+    /// The remainder projected at this run's own pace (its level and rate
+    /// against the chosen curve), under every form: the largest.
     pub floor_s: f64,
     pub upper_s: f64,
+    /// The restart's startup at the run's level (the largest over the forms).
+    pub startup_s: f64,
+    /// The costliest unit left at the run's rate (the largest over the
+    /// forms): what a kill in the middle of a unit loses at most.
+    pub unit_s: f64,
+}
+
+/// The segments at the largest cap (each `segment_s` long) that a remainder
+/// bounded by `upper_s` takes when it does not fit in one: every segment
+/// pays the restart's `startup_s` again and, killed at its walltime, loses
+/// up to the unit in progress (`unit_s`, redone by the next one), so it does
+/// `segment_s - startup_s - unit_s` of the work; the work is `upper_s -
+/// startup_s` (the bound counts one startup). `None` when a segment cannot
+/// do even one unit after its startup: no number of resubmissions finishes.
+pub fn segments(upper_s: f64, startup_s: f64, unit_s: f64, segment_s: f64) -> Option<u64> {
+    let per_segment = segment_s - startup_s - unit_s;
+    if per_segment <= 0.0 || per_segment.is_nan() {
+        return None;
+    }
+    let work = (upper_s - startup_s).max(0.0);
+    // In floating point, so that a need far beyond any cap is counted, not clamped.
+    Some((work / per_segment).ceil().clamp(1.0, u64::MAX as f64) as u64)
 }
 
 /// The remainder of a run that recorded `points` (unit, elapsed seconds;
@@ -340,6 +416,14 @@ pub fn remainder(
             (startup * level + (e.total(units) - e.total(k)) * rate, *w)
         })
         .collect();
+    let most = |f: &dyn Fn(&Evaluator) -> f64| evals.iter().map(|(e, _)| f(e)).fold(0.0, f64::max);
+    let startup_s = most(&|e| e.total(0) * level);
+    // The first and the last unit left: a cost curve rises or falls along the run.
+    let unit_s = if k < units {
+        most(&|e| (e.total(k + 1) - e.total(k)).max(e.total(units) - e.total(units - 1)) * rate)
+    } else {
+        0.0
+    };
     let floor_s = remaining.iter().map(|r| r.0).fold(0.0, f64::max);
     let predicted_s = remaining
         .iter()
@@ -354,6 +438,8 @@ pub fn remainder(
         predicted_s,
         floor_s,
         upper_s,
+        startup_s,
+        unit_s,
     }
 }
 
@@ -388,6 +474,22 @@ impl StratumResume {
     /// `--time` as Slurm parses it.
     pub fn time(&self) -> String {
         format_minutes(self.decision.minutes)
+    }
+
+    /// For `over_cap`: the `--time` of each segment, the largest cap in
+    /// whole minutes (see [`segments`]).
+    pub fn segment_minutes(&self) -> Option<u64> {
+        (self.decision.status == Status::OverCap).then(|| Self::segment_minutes_of(&self.decision))
+    }
+
+    fn segment_minutes_of(decision: &Decision) -> u64 {
+        let cap_s = decision.largest_cap_s;
+        let minutes = if cap_s.is_finite() {
+            (cap_s / 60.0).floor() as u64
+        } else {
+            SBATCH_MAX_MINUTES
+        };
+        minutes.clamp(1, SBATCH_MAX_MINUTES)
     }
 
     /// The resubmissions: one per array the killed tasks came from (its
@@ -473,6 +575,50 @@ impl ResumePlan {
     pub fn refused(&self) -> Vec<&StratumResume> {
         self.strata.iter().filter(|s| !s.submittable()).collect()
     }
+}
+
+/// Checks a plan against the campaign grid its tasks derive their cells from
+/// (`grid`, read from `path`): each resubmitted stratum is one of the grid's,
+/// sized for the same units, and each array index is one of its cells
+/// (`0..cells`, per stratum, as `calib budget --grid` numbers them). A task
+/// outside would resume with no cell, or with another cell's, so the plan is
+/// refused before any line is printed.
+pub fn check_grid(plan: &ResumePlan, grid: &budget::grid::Grid, path: &str) -> Result<()> {
+    for s in &plan.strata {
+        let Some(size) = grid.sizes.get(&s.stratum) else {
+            return Err(Error::Refused(format!(
+                "stratum `{}` is not in the grid {path}: its tasks could not derive a cell from it; give the grid the campaign ran with",
+                s.stratum
+            )));
+        };
+        if let Some(units) = size.units.filter(|&u| u != plan.units) {
+            return Err(Error::Refused(format!(
+                "the grid {path} gives stratum `{}` {units} units, not --units {}: give the units the campaign ran with",
+                s.stratum, plan.units
+            )));
+        }
+        let cells = size.tasks.unwrap_or(0);
+        for t in &s.tasks {
+            match t.task.array {
+                Some((_, index)) if index < cells => {}
+                Some((_, index)) => {
+                    return Err(Error::Refused(format!(
+                        "task {} has array index {index}, but stratum `{}` has {cells} cells in the grid {path} (indexes 0-{}): it did not run as one of the grid's per-stratum arrays, and resubmitted it would derive no cell",
+                        t.task.task_label(),
+                        s.stratum,
+                        cells.saturating_sub(1)
+                    )));
+                }
+                None => {
+                    return Err(Error::Refused(format!(
+                        "task {} is not an array task: with --grid each task derives its cell from its array index; give the timings of the grid's array tasks (their job_id JOB_INDEX)",
+                        t.task.task_label()
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The probe timings with the killed runs' units added (a run already among
@@ -607,7 +753,7 @@ fn resume_stratum(
     for t in &tasks {
         if let Some(r) = &t.remainder {
             notes.push(format!(
-                "{}: unit {} of {} at {}, {:.2}x the model over its units and {:.2}x at its current rate; {} units left: predicted {}, measured {}, upper {}",
+                "{}: unit {} of {} at {}, {:.2}x the model over its units and {:.2}x at its current rate; {} units left: predicted {}, at its own pace {}, upper {}",
                 t.task.task_label(),
                 t.task.unit_reached(),
                 options.units,
@@ -622,6 +768,13 @@ fn resume_stratum(
         }
     }
     let mut decision = rule::decide(floor_s, upper_s, caps);
+    let (startup_s, unit_s) = (most(|r| r.startup_s), most(|r| r.unit_s));
+    if decision.status == Status::OverCap {
+        // budget's rule counts ceil(upper / cap) segments of a run that never
+        // stops; a resumed one pays its startup again and loses a unit at each kill.
+        let segment_s = StratumResume::segment_minutes_of(&decision) as f64 * 60.0;
+        decision.segments = segments(upper_s, startup_s, unit_s, segment_s);
+    }
     if new_run.decision.status == Status::Unsupported {
         decision = Decision {
             minutes: 0,
@@ -638,7 +791,9 @@ fn resume_stratum(
             options.units
         ));
     }
-    notes.extend(decision_notes(&decision, floor_s, upper_s));
+    notes.extend(decision_notes(
+        &decision, floor_s, upper_s, startup_s, unit_s,
+    ));
     notes.push(format!(
         "margin as calib budget gives a new run of {} units ({:.0}% over its prediction), applied to the remainder",
         options.units,
@@ -691,25 +846,46 @@ fn rerun_stratum(
 }
 
 /// What the bucket rule did, in words (`calib budget`'s notes, for a
-/// remainder).
-fn decision_notes(decision: &Decision, floor_s: f64, upper_s: f64) -> Vec<String> {
+/// remainder; `startup_s` and `unit_s` as [`segments`] takes them).
+fn decision_notes(
+    decision: &Decision,
+    floor_s: f64,
+    upper_s: f64,
+    startup_s: f64,
+    unit_s: f64,
+) -> Vec<String> {
     let mut notes = Vec::new();
     match decision.status {
         Status::RoundedDown => notes.push(format!(
-            "rounded down into {} ({}): gives up {} of margin to stay in that bucket; still {} above the measured remainder",
+            "rounded down into {} ({}): gives up {} of margin to stay in that bucket; still {} above the remainder projected at the runs' own pace",
             decision.partition.as_deref().unwrap_or("?"),
             format_minutes(decision.minutes),
             human_duration(upper_s - decision.time_s() as f64),
             human_duration(decision.time_s() as f64 - floor_s),
         )),
         Status::OverCap => {
-            let cap_s = decision.largest_cap_s.min((SBATCH_MAX_MINUTES * 60) as f64);
-            notes.push(format!(
-                "over_cap: even the measured remainder ({}) exceeds the largest cap ({}); resubmit at the largest cap, {} times in all, each resuming from the checkpoint the last one left",
+            let segment_minutes = StratumResume::segment_minutes_of(decision);
+            let segment_s = (segment_minutes * 60) as f64;
+            let head = format!(
+                "over_cap: even the remainder projected at the runs' own pace ({}) exceeds the largest cap ({})",
                 human_duration(floor_s),
-                human_duration(cap_s),
-                decision.segments.unwrap_or(2)
-            ));
+                format_minutes(segment_minutes),
+            );
+            notes.push(match decision.segments {
+                Some(n) => format!(
+                    "{head}; resume in {n} segments, each with --time={} (the largest cap): each pays the startup again ({}) and, killed, loses up to the unit in progress ({}), so it does {} of the {} left. Submit the commented line below once per segment, each after the last has ended (sbatch --dependency=afterany:JOBID), each resuming from the checkpoint the last one left",
+                    format_minutes(segment_minutes),
+                    human_duration(startup_s),
+                    human_duration(unit_s),
+                    human_duration(segment_s - startup_s - unit_s),
+                    human_duration((upper_s - startup_s).max(0.0)),
+                ),
+                None => format!(
+                    "{head}, and a segment at that cap cannot finish even one unit after its startup ({} + {}): no number of resubmissions completes the run; it needs a partition with a longer cap",
+                    human_duration(startup_s),
+                    human_duration(unit_s),
+                ),
+            });
         }
         Status::Ok | Status::Unsupported => {}
     }
@@ -788,7 +964,7 @@ mod tests {
             r.floor_s
         );
         assert!((r.predicted_s - expected).abs() < 1e-6);
-        // No margin asked: the bound is the measured remainder itself.
+        // No margin asked: the bound is the own-pace remainder itself.
         assert!((r.upper_s - expected).abs() < 1e-6);
     }
 
@@ -822,7 +998,7 @@ mod tests {
     }
 
     #[test]
-    fn the_measured_remainder_holds_under_every_plausible_form() {
+    fn the_own_pace_remainder_holds_under_every_plausible_form() {
         // Constant 2 s/unit, and linear rising from 2 s: the floor is the
         // linear form's remainder; the prediction their geometric mean.
         let constant = curve(Form::Constant, 0.0, 2.0, 0.0, 0.5);
@@ -839,6 +1015,19 @@ mod tests {
             "{r:?}"
         );
         assert!(r.upper_s >= r.floor_s);
+    }
+
+    #[test]
+    fn each_segment_pays_the_startup_and_the_unit_a_kill_loses() {
+        let (hour, minute) = (3600.0, 60.0);
+        // 9.5 h of work after a 30 min startup, 20 min units, 3 h cap: each
+        // segment does 2 h 10 min, so 5 (ceil(10 h / 3 h) would say 4).
+        assert_eq!(
+            segments(10.0 * hour, 30.0 * minute, 20.0 * minute, 3.0 * hour),
+            Some(5)
+        );
+        // A cap that holds the startup and one unit, no more: nothing is done.
+        assert_eq!(segments(10.0 * hour, 2.0 * hour, hour, 3.0 * hour), None);
     }
 
     #[test]

@@ -76,7 +76,10 @@ impl Exporter for JsonExporter {
     }
 }
 
-fn round3(x: f64) -> f64 {
+/// Seconds (or a factor) to the millisecond for the JSON documents of
+/// `calib budget` and `calib resume`: a finite value rounded to 3 decimals,
+/// anything else as it is.
+pub(crate) fn round3(x: f64) -> f64 {
     if x.is_finite() {
         (x * 1000.0).round() / 1000.0
     } else {

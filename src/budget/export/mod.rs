@@ -6,9 +6,12 @@ mod sbatch;
 mod table;
 
 pub use self::csv::CsvExporter;
+pub(crate) use self::json::round3;
 pub use self::json::JsonExporter;
-pub use self::sbatch::{cell_derivation, job_scripts, JobScript, SbatchExporter};
-pub(crate) use self::sbatch::{script_argument, stratum_variable};
+pub(crate) use self::sbatch::script_argument;
+pub use self::sbatch::{
+    cell_derivation, exported_variables, job_scripts, JobScript, SbatchExporter, GRID_VARIABLE,
+};
 pub use self::table::TableExporter;
 
 use super::Budget;
@@ -44,6 +47,32 @@ pub struct ExportContext {
 pub struct GridDerivation {
     pub calib: String,
     pub grid: String,
+}
+
+impl GridDerivation {
+    /// The derivation for the campaign grid at `path`: its absolute path and
+    /// this calib's, so that a job submitted from any folder finds both. A
+    /// grid path with a comma is refused: sbatch's `--export` would split it.
+    pub fn for_grid(path: &std::path::Path) -> crate::error::Result<GridDerivation> {
+        use crate::error::Error;
+        let absolute = |p: &std::path::Path, what: &str| {
+            std::path::absolute(p)
+                .map(|p| p.to_string_lossy().into_owned())
+                .map_err(|e| Error::Refused(format!("{what} {}: {e}", p.display())))
+        };
+        let grid = absolute(path, "--grid")?;
+        if grid.contains(',') {
+            return Err(Error::Refused(format!(
+                "--grid {grid}: the path holds a comma, which sbatch's --export would split; move or rename the grid file"
+            )));
+        }
+        let calib = std::env::current_exe()
+            .map_err(|e| Error::io("cannot find calib's own path for the job scripts", e))?;
+        Ok(GridDerivation {
+            calib: absolute(&calib, "calib's path")?,
+            grid,
+        })
+    }
 }
 
 /// One output format. Writes go straight to `out` and their errors come back

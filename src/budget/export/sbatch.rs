@@ -36,7 +36,9 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use super::{job_comment, job_name, ExportContext, Exporter, GridDerivation};
+#[cfg(doc)]
+use super::GridDerivation;
+use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
 use crate::output::human_duration;
 use crate::shell::{comment_text, directive_word, quote};
@@ -205,6 +207,25 @@ pub(crate) fn stratum_variable(stratum: &str) -> String {
 /// The variable that carries the grid file's path to a task.
 pub const GRID_VARIABLE: &str = "CALIB_GRID";
 
+/// The value of sbatch's `--export` for a stratum's tasks, raw (the caller
+/// quotes the word): `ALL` (the submitting environment), `CALIB_STRATUM`
+/// ([`stratum_variable`]), `CALIB_UNITS` and, when the tasks derive their
+/// cell from a campaign grid, `CALIB_GRID` with the grid's path. The one
+/// place these variables are listed, for every command that submits a
+/// stratum's array (`calib budget`, `calib resume`, `calib stage`). sbatch
+/// splits the list on commas: the caller refuses a grid path that holds one
+/// ([`GridDerivation::for_grid`]).
+pub fn exported_variables(stratum: &str, units: u64, grid: Option<&str>) -> String {
+    let mut exports = format!(
+        "ALL,CALIB_STRATUM={},CALIB_UNITS={units}",
+        stratum_variable(stratum)
+    );
+    if let Some(grid) = grid {
+        let _ = write!(exports, ",{GRID_VARIABLE}={grid}");
+    }
+    exports
+}
+
 /// The two lines with which a task derives its cell from the grid: capture
 /// `calib grid cell`'s assignments and stop (exit 3) when it refuses, then
 /// eval them. Not `eval "$(...)"`: eval would discard the refusal's status
@@ -225,16 +246,11 @@ fn command_line(s: &StratumBudget, context: &ExportContext) -> String {
     for (name, value) in options(s, context) {
         words.push(format!("--{name}={}", quote(&value)));
     }
-    let mut exports = format!(
-        "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
-        stratum_variable(&s.stratum),
-        s.units
-    );
-    if let Some(GridDerivation { grid, .. }) = &context.grid {
-        // The caller refuses a grid path with a comma, which --export would split.
-        let _ = write!(exports, ",{GRID_VARIABLE}={grid}");
-    }
-    words.push(format!("--export={}", quote(&exports)));
+    let grid = context.grid.as_ref().map(|g| g.grid.as_str());
+    words.push(format!(
+        "--export={}",
+        quote(&exported_variables(&s.stratum, s.units, grid))
+    ));
     words.push(script_argument(&context.script));
     words.join(" ")
 }

@@ -8,18 +8,11 @@ use std::io;
 use serde_json::{json, Value};
 
 use super::{command_line, ExportContext, Exporter};
+use crate::budget::export::round3;
 use crate::budget::Status;
 use crate::resume::ResumePlan;
 
 pub struct JsonExporter;
-
-fn round3(x: f64) -> f64 {
-    if x.is_finite() {
-        (x * 1000.0).round() / 1000.0
-    } else {
-        x
-    }
-}
 
 impl Exporter for JsonExporter {
     fn export(
@@ -51,6 +44,8 @@ impl Exporter for JsonExporter {
                                 "predicted_s": round3(r.predicted_s),
                                 "floor_s": round3(r.floor_s),
                                 "upper_s": round3(r.upper_s),
+                                "startup_s": round3(r.startup_s),
+                                "unit_s": round3(r.unit_s),
                             })),
                         })
                     })

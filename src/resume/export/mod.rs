@@ -10,14 +10,25 @@ pub use self::sbatch::SbatchExporter;
 pub use self::table::TableExporter;
 
 use super::{ResumePlan, StratumResume, Submission};
-use crate::budget::export::{job_comment, job_name, script_argument, stratum_variable};
+use crate::budget::export::{
+    exported_variables, job_comment, job_name, script_argument, GridDerivation,
+};
 use crate::shell::quote;
+use crate::slurm::time::format_minutes;
 
 /// What every format may need beyond the plan itself.
 #[derive(Debug, Clone)]
 pub struct ExportContext {
     /// The batch script the `sbatch` lines submit (the campaign's own).
     pub script: String,
+    /// The folder of `calib budget --script-dir`'s job scripts: each
+    /// stratum's line submits its job script there (`calib-<slug>.sh`, which
+    /// exports the variables and derives the cell itself) instead of `script`.
+    /// The line's options override the script's `#SBATCH` directives.
+    pub script_dir: Option<std::path::PathBuf>,
+    /// With a campaign grid (`--grid FILE.toml`): the tasks derive their cell
+    /// from it, and the lines export `CALIB_GRID`, as `calib budget`'s do.
+    pub grid: Option<GridDerivation>,
     /// Name the partition in the `sbatch` lines (see `calib budget
     /// --name-partition`).
     pub name_partition: bool,
@@ -61,7 +72,8 @@ impl Format {
 
 /// The `sbatch` command of one submission, every word quoted by
 /// [`crate::shell::quote`]: the options of `calib budget`'s lines (job name,
-/// comment, `CALIB_STRATUM`, `CALIB_UNITS`) with the killed tasks' indexes
+/// comment, and the variables of [`exported_variables`]: `CALIB_STRATUM`,
+/// `CALIB_UNITS`, `CALIB_GRID` with a grid) with the killed tasks' indexes
 /// and the remainder's time, so that `calib audit` groups the resubmitted
 /// tasks with their stratum.
 pub fn command_line(
@@ -74,7 +86,9 @@ pub fn command_line(
     if let Some(array) = &submission.array {
         options.push(("array", array.clone()));
     }
-    options.push(("time", s.time()));
+    // over_cap: the line of one segment, at the largest cap (see the notes).
+    let time = s.segment_minutes().map_or_else(|| s.time(), format_minutes);
+    options.push(("time", time));
     if let Some(partition) = s
         .decision
         .partition
@@ -87,10 +101,10 @@ pub fn command_line(
     options.push(("comment", job_comment(&s.stratum)));
     options.push((
         "export",
-        format!(
-            "ALL,CALIB_STRATUM={},CALIB_UNITS={}",
-            stratum_variable(&s.stratum),
-            plan.units
+        exported_variables(
+            &s.stratum,
+            plan.units,
+            context.grid.as_ref().map(|g| g.grid.as_str()),
         ),
     ));
     let mut words = vec!["sbatch".to_string()];
@@ -99,8 +113,20 @@ pub fn command_line(
             .into_iter()
             .map(|(name, value)| format!("--{name}={}", quote(&value))),
     );
-    words.push(script_argument(&context.script));
+    words.push(script_argument(&script_of(s, context)));
     words.join(" ")
+}
+
+/// The script a stratum's lines submit: its job script in
+/// [`ExportContext::script_dir`], else [`ExportContext::script`].
+pub fn script_of(s: &StratumResume, context: &ExportContext) -> String {
+    match &context.script_dir {
+        Some(dir) => dir
+            .join(format!("{}.sh", job_name(&s.stratum)))
+            .to_string_lossy()
+            .into_owned(),
+        None => context.script.clone(),
+    }
 }
 
 /// Every live `sbatch` line of the plan, in order: (stratum, line).

@@ -7,10 +7,12 @@
 use std::io;
 
 use super::{command_line, ExportContext, Exporter};
+use crate::budget::export::GRID_VARIABLE;
 use crate::budget::Status;
 use crate::output::human_duration;
 use crate::resume::ResumePlan;
 use crate::shell::comment_text;
+use crate::slurm::time::format_minutes;
 
 pub struct SbatchExporter;
 
@@ -42,6 +44,15 @@ impl Exporter for SbatchExporter {
             ),
         );
         comment(&mut out, &format!("partitions: {}", plan.partitions));
+        if let Some(derivation) = &context.grid {
+            comment(
+                &mut out,
+                &format!(
+                    "each task derives its cell from the grid {} ({GRID_VARIABLE} is exported) at its array index, as in the first submission",
+                    derivation.grid
+                ),
+            );
+        }
         for note in &plan.notes {
             comment(&mut out, &format!("NOTE: {note}"));
         }
@@ -53,12 +64,20 @@ impl Exporter for SbatchExporter {
         }
         for s in &plan.strata {
             out.push('\n');
+            // over_cap: no one --time holds the remainder; the segments' does.
+            let time = match (s.segment_minutes(), s.decision.segments) {
+                (Some(minutes), Some(n)) => format!(
+                    "no single --time, {n} segments of --time={}",
+                    format_minutes(minutes)
+                ),
+                (Some(_), None) => "no --time".to_string(),
+                (None, _) => format!("--time={}", s.time()),
+            };
             comment(
                 &mut out,
                 &format!(
-                    "stratum {}: --time={} in {} ({}): predicted {}, measured {}, upper bound {} at {:.0}%",
+                    "stratum {}: {time} in {} ({}): predicted {}, projected at the runs' own pace {}, upper bound {} at {:.0}%",
                     s.stratum,
-                    s.time(),
                     s.decision.partition.as_deref().unwrap_or("-"),
                     s.decision.status.as_str(),
                     human_duration(s.predicted_s),
@@ -77,7 +96,9 @@ impl Exporter for SbatchExporter {
                         out.push_str(&line);
                         out.push('\n');
                     }
-                    Status::OverCap => comment(&mut out, &line),
+                    // One segment's line, kept a comment: it does not finish the run.
+                    Status::OverCap if s.decision.segments.is_some() => comment(&mut out, &line),
+                    Status::OverCap => {}
                     Status::Unsupported => {}
                 }
             }

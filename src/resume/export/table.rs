@@ -34,7 +34,11 @@ impl Exporter for TableExporter {
                     "rerun".into()
                 },
                 "predicted".into(),
-                "measured".into(),
+                if plan.checkpoint {
+                    "own pace".into()
+                } else {
+                    "measured".into()
+                },
                 format!("upper@{:.0}%", plan.confidence * 100.0),
                 "--time".into(),
                 "partition".into(),
@@ -76,6 +80,8 @@ impl Exporter for TableExporter {
                             format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
                         )
                     }
+                    // No number of segments finishes (see the notes): no time to show.
+                    (Status::OverCap, _) => "-".to_string(),
                     _ => format_minutes(s.decision.minutes),
                 };
                 table.push(vec![
@@ -92,6 +98,12 @@ impl Exporter for TableExporter {
                 ]);
             }
             write!(out, "{table}")?;
+            if plan.checkpoint {
+                writeln!(
+                    out,
+                    "own pace = the units left projected at each killed run's own rate (measured against the model's chosen curve, applied under every form the probe cannot rule out): a projection, the --time never goes below it."
+                )?;
+            }
             for s in &plan.strata {
                 for note in &s.notes {
                     writeln!(out, "  {}: {note}", s.stratum)?;
