@@ -10,6 +10,8 @@
 //!   calling stage 1 "the pipeline works", never a result;
 //! * a collision (two tasks writing one path: one file, two records) fails
 //!   with the seed's interpretation, and stage 2 is held back (exit 3);
+//! * an output file older than the trigger (an earlier run's) fails the
+//!   check, and `calib stage` refuses a smoke whose output paths exist;
 //! * a submission made from another grid, a one-cell stratum, and a
 //!   malformed trigger are refused (exit 2).
 
@@ -439,4 +441,66 @@ fn the_smoke_submission_runs_the_script_and_the_check_reads_what_it_left() {
     let text = stdout(&typo);
     assert!(text.contains("If only one file exists"), "{text}");
     assert!(!text.lines().any(|l| l.starts_with("sbatch ")), "{text}");
+}
+
+#[test]
+fn an_output_older_than_the_trigger_fails_as_an_earlier_run_s() {
+    let (dir, _, out) = staged(&["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let here = dir.path();
+    smoke_left(here, 82, [1, 1], true);
+    // Task 0's file as an earlier run would have left it: written an hour
+    // before the trigger, with the right record and field.
+    let old = here.join("results/X/seed-1.jsonl");
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    let out = check(here, &sacct(82, ["COMPLETED", "COMPLETED"]));
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("outputs_exist     FAIL"), "{text}");
+    assert!(
+        text.contains(&format!("{} PREDATES the trigger", old.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("the file predates this smoke: an earlier run wrote it"),
+        "{text}"
+    );
+    assert!(!text.contains("the pipeline works"), "{text}");
+}
+
+#[test]
+fn stage_refuses_a_smoke_whose_output_path_exists_already() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    // An earlier run's result at the second smoke cell's path.
+    std::fs::create_dir_all(here.join("results/X")).unwrap();
+    write_file(here, "results/X/seed-2.jsonl", "{\"seed\": 2}\n");
+    let grid = write_file(here, "grid.toml", GRID);
+    let grid = std::fs::canonicalize(grid).unwrap();
+    write_file(
+        here,
+        "stage2.sh",
+        format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+            grid.display()
+        ),
+    );
+    let out = calib()
+        .args(["stage", "grid.toml", "--script", "work.sh"])
+        .args(["--stage2", "@stage2.sh", "--out-dir", "stage"])
+        .current_dir(here)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("results/X/seed-2.jsonl already exists"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!here.join("stage").exists(), "nothing is written");
 }

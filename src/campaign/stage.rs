@@ -17,7 +17,11 @@
 //! prints only when every check passes:
 //!
 //! - `completed`: every smoke task is COMPLETED in sacct;
-//! - `outputs_exist`: each task's output path (from the grid) exists;
+//! - `outputs_exist`: each task's output path (from the grid) exists and
+//!   was modified at or after the trigger's `created_at` (a file from an
+//!   earlier run would otherwise pass for the smoke's: `calib stage` refuses
+//!   to stage a smoke whose output paths exist already, and this catches one
+//!   that appears before the smoke runs);
 //! - `outputs_distinct`: the files are distinct files (not one file under
 //!   two names);
 //! - `records`: each file holds exactly the expected number of records
@@ -29,9 +33,12 @@
 //! submission says `--chdir`), so relative output paths resolve there; their
 //! logs go where the submission's `--output` says (`%A` the array's job id,
 //! `%a` the task index); the smoke job is found in sacct by its job name, the
-//! latest such array when several were submitted.
+//! latest such array when several were submitted; the clock of the machine
+//! that writes the smoke's files agrees with the one `calib stage` ran on
+//! to within the second `created_at` is rounded down to.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
@@ -163,10 +170,14 @@ fn standard_checks(tasks: usize, records: u64, fields: &[String]) -> Vec<Check> 
         },
         Check {
             name: "outputs_exist".into(),
-            checks: "each task's output path, derived from the grid, exists".into(),
+            checks: "each task's output path, derived from the grid, exists and was modified at or \
+                after the trigger was written"
+                .into(),
             if_failed: "If only one file exists, the identifier is not reaching the code and the \
                 real array would clobber itself: fix that first. If none exists, the program does \
-                not write where the grid says ($CALIB_OUTPUT)."
+                not write where the grid says ($CALIB_OUTPUT). If a file is older than the \
+                trigger, the file predates this smoke: an earlier run wrote it, and the smoke \
+                did not (re)write it."
                 .into(),
         },
         Check {
@@ -283,6 +294,22 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         })
         .collect();
     let shown = super::grid::shown_stratum(&stratum.stratum);
+    // A file already at a smoke output's path would pass the checks for the
+    // smoke's own: refuse before anything is written.
+    if let Some((task, path)) = tasks
+        .iter()
+        .map(|t| (t, Path::new(&workdir).join(&t.output)))
+        .find(|(_, p)| std::fs::symlink_metadata(p).is_ok())
+    {
+        return Err(Error::Refused(format!(
+            "{} already exists: it is the output path of smoke task {} (cell {}, stratum \
+             {shown}), and calib stage check could not tell an earlier run's file from the \
+             smoke's; move it away, or stage another stratum (--stratum)",
+            path.display(),
+            task.index,
+            task.tag
+        )));
+    }
     let trigger = Trigger {
         about: format!(
             "The stage-2 trigger, written by calib stage before stage 1 ran. Submit stage 2 only \
@@ -427,6 +454,18 @@ impl Trigger {
                 "a trigger needs its checks and its two smoke tasks; write it again with calib stage",
             ));
         }
+        // The outputs are judged against it: a file older is an earlier run's.
+        if chrono::DateTime::parse_from_rfc3339(&trigger.created_at).is_err() {
+            return Err(Error::input(
+                origin,
+                None,
+                format!(
+                    "created_at `{}` is not an RFC 3339 time (as calib stage writes it, e.g. \
+                     2026-11-30T16:00:00Z)",
+                    trigger.created_at
+                ),
+            ));
+        }
         if let Some(c) = trigger
             .checks
             .iter()
@@ -534,9 +573,36 @@ fn log_path(trigger: &Trigger, job: u64, index: u64) -> PathBuf {
     )
 }
 
+/// What is at a smoke output's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    /// A file modified at or after the trigger was written.
+    Written,
+    /// A file older than the trigger: an earlier run's.
+    Older,
+    Missing,
+}
+
+fn presence(path: &Path, written_at: Option<SystemTime>) -> Presence {
+    match std::fs::metadata(path) {
+        Err(_) => Presence::Missing,
+        Ok(meta) => match (meta.modified(), written_at) {
+            (Ok(modified), Some(at)) if modified < at => Presence::Older,
+            // No time to compare (a trigger edited by hand, a filesystem
+            // without mtimes): `created_at` is then no evidence either way.
+            _ => Presence::Written,
+        },
+    }
+}
+
 /// Evaluates every check of `trigger` against the smoke job and the files.
 pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
     let workdir = Path::new(&trigger.workdir);
+    // `created_at` is written in whole seconds, rounded down: a file the
+    // smoke wrote is never older than it.
+    let written_at = chrono::DateTime::parse_from_rfc3339(&trigger.created_at)
+        .ok()
+        .map(SystemTime::from);
     let outputs: Vec<PathBuf> = trigger
         .tasks
         .iter()
@@ -569,19 +635,36 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                     (all, format!("job {}: {}", smoke.job, states.join(", ")))
                 }
                 "outputs_exist" => {
-                    let found: Vec<String> = trigger
+                    let found: Vec<Presence> =
+                        outputs.iter().map(|p| presence(p, written_at)).collect();
+                    let words: Vec<String> = trigger
                         .tasks
                         .iter()
                         .zip(&outputs)
-                        .map(|(t, p)| {
-                            let there = if p.exists() { "exists" } else { "MISSING" };
+                        .zip(&found)
+                        .map(|((t, p), f)| {
+                            let there = match f {
+                                Presence::Written => "exists",
+                                Presence::Older => "PREDATES the trigger",
+                                Presence::Missing => "MISSING",
+                            };
                             format!("task {} {} {there}", t.index, p.display())
                         })
                         .collect();
-                    let n = outputs.iter().filter(|p| p.exists()).count();
+                    let n = found.iter().filter(|f| **f != Presence::Missing).count();
+                    let new = found.iter().filter(|f| **f == Presence::Written).count();
+                    let older = if new < n {
+                        format!(" ({} older than the trigger)", n - new)
+                    } else {
+                        String::new()
+                    };
                     (
-                        n == outputs.len(),
-                        format!("{n} of {} files: {}", outputs.len(), found.join("; ")),
+                        new == outputs.len(),
+                        format!(
+                            "{n} of {} files{older}: {}",
+                            outputs.len(),
+                            words.join("; ")
+                        ),
                     )
                 }
                 "outputs_distinct" => {
