@@ -504,3 +504,28 @@ fn stage_refuses_a_smoke_whose_output_path_exists_already() {
     );
     assert!(!here.join("stage").exists(), "nothing is written");
 }
+
+#[test]
+fn a_timeout_is_read_as_too_short_a_smoke_time_not_as_a_failing_script() {
+    let (dir, trigger, out) = staged(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The trigger says why this stratum was smoked, and not that it is cheap:
+    // nothing chose it by cost.
+    let written = std::fs::read_to_string(&trigger).unwrap();
+    assert!(!written.contains("cheap"), "{written}");
+    assert!(
+        written.contains("first stratum with two cells"),
+        "{written}"
+    );
+    let here = dir.path();
+    smoke_left(here, 83, [1, 1], true);
+    let out = check(here, &sacct(83, ["COMPLETED", "TIMEOUT"]));
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("task 1 TIMEOUT"), "{text}");
+    assert!(text.contains("raise --smoke-time"), "{text}");
+    assert!(
+        !text.contains("every task of stage 2 would fail"),
+        "a TIMEOUT is not a script that fails: {text}"
+    );
+}

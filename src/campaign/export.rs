@@ -200,7 +200,8 @@ pub fn write_check(
     writeln!(
         out,
         "\nstage 1 passed: the pipeline works. Its numbers are a check of the machinery, not \
-         results nor estimates of them (stratum {} was smoked at {} units for being cheap).",
+         results nor estimates of them (stratum {} ran at {} units: two cells at minimum scale, \
+         not a sample of stage 2).",
         shown_stratum(&trigger.stratum),
         trigger.smoke_units
     )?;

@@ -1,4 +1,4 @@
-//! Staging a campaign: a cheap smoke array first, and the stage-2 trigger
+//! Staging a campaign: a two-task smoke array first, and the stage-2 trigger
 //! written down before it runs (`calib stage`), then the trigger evaluated
 //! against sacct and the smoke's artifacts (`calib stage check`).
 //!
@@ -7,8 +7,10 @@
 //! paths, the same grid file) at minimum scale: two tasks of one stratum, a
 //! few units each. Two, because one task cannot collide with anything. Its
 //! numbers say that the pipeline works; they are not results, nor estimates
-//! of results (the smoke stratum is chosen for being cheap, which makes it the
-//! least representative one).
+//! of results: the smoke stratum is the grid's first with two cells (or the
+//! one `--stratum` names), chosen because it can run two distinct cells, not
+//! because it is representative, and its few units say nothing of stage 2's
+//! times.
 //!
 //! Why the trigger is a file written first: afterwards one rationalises
 //! whatever stage 1 shows. The file holds the exact checks, each with its
@@ -163,9 +165,13 @@ fn standard_checks(tasks: usize, records: u64, fields: &[String]) -> Vec<Check> 
         Check {
             name: "completed".into(),
             checks: format!("all {tasks} smoke tasks are COMPLETED in sacct"),
-            if_failed: "A smoke task did not complete: the script, its environment or the cell \
-                derivation fails before any result exists, and every task of stage 2 would fail \
-                the same way. Read the task's log; fix that first."
+            if_failed: "A task TIMEOUT: the smoke's --time was too short for its units; raise \
+                --smoke-time or lower --smoke-units and stage again (this says nothing about \
+                stage 2's times). A task FAILED: the script, its environment or the cell \
+                derivation fails at the smoke's scale, and stage 2's tasks run the same script \
+                and derivation: read the task's log and fix that first. Another state \
+                (OUT_OF_MEMORY, NODE_FAIL, CANCELLED): read the task's log and sacct before \
+                staging again."
                 .into(),
         },
         Check {
@@ -310,13 +316,20 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
             task.tag
         )));
     }
+    let why = if plan.stratum.is_some() {
+        "the one asked for (--stratum)"
+    } else {
+        "the grid's first stratum with two cells"
+    };
     let trigger = Trigger {
         about: format!(
             "The stage-2 trigger, written by calib stage before stage 1 ran. Submit stage 2 only \
              if every check below passes: `calib stage check` evaluates them against sacct and the \
              smoke's files, and prints stage 2 then. Stage 1 shows that the pipeline works; its \
-             numbers are not results, nor estimates of them (stratum {shown} was smoked for being \
-             cheap, not for being representative)."
+             numbers are not results, nor estimates of them (stratum {shown} ran at {} units because \
+             it is {why}, not because it is representative)."
+        ,
+            plan.smoke_units
         ),
         calib_version: crate::VERSION.to_string(),
         created_at: plan.created_at.clone(),
