@@ -12,8 +12,10 @@
 //!   with the seed's interpretation, and stage 2 is held back (exit 3);
 //! * an output file older than the trigger (an earlier run's) fails the
 //!   check, and `calib stage` refuses a smoke whose output paths exist;
-//! * a submission made from another grid, a one-cell stratum, and a
-//!   malformed trigger are refused (exit 2).
+//! * a submission made from another grid (told by the CALIB_GRID it
+//!   exports, compared as files), one running another script, one of job
+//!   scripts (`--script-dir`), a one-cell stratum, and a malformed trigger
+//!   are refused (exit 2).
 
 mod common;
 
@@ -145,7 +147,7 @@ fn stage_writes_a_two_task_smoke_and_the_trigger_first() {
             "stage",
             "grid.toml",
             "--script",
-            "other.sh",
+            "work.sh",
             "--stage2",
             "@stage2.sh",
             "--out-dir",
@@ -270,7 +272,11 @@ fn stage_refuses_another_grid_s_submission_and_a_one_cell_stratum() {
         .output()
         .unwrap();
     assert_eq!(other.status.code(), Some(2));
-    assert!(stderr(&other).contains("stage2.sh:"), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("stage2.sh, line 1:"),
+        "{}",
+        stderr(&other)
+    );
     assert!(
         !here.join("s").exists(),
         "nothing is written before the checks"
@@ -528,4 +534,71 @@ fn a_timeout_is_read_as_too_short_a_smoke_time_not_as_a_failing_script() {
         !text.contains("every task of stage 2 would fail"),
         "a TIMEOUT is not a script that fails: {text}"
     );
+}
+
+/// Runs `calib stage grid.toml --script SCRIPT --stage2 @stage2.sh` in
+/// `here` with `stage2` as the submission (the grid written there first).
+fn stage_against(here: &Path, script: &str, stage2: &str) -> Output {
+    write_file(here, "grid.toml", GRID);
+    write_file(here, "stage2.sh", stage2);
+    calib()
+        .args(["stage", "grid.toml", "--script", script])
+        .args(["--stage2", "@stage2.sh", "--out-dir", "stage"])
+        .current_dir(here)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_smoke_must_run_the_script_and_the_grid_stage_two_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+    let line = |grid: &str, script: &str| {
+        format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={grid} {script}\n"
+        )
+    };
+    let grid_text = grid.to_string_lossy().into_owned();
+
+    // Another script than stage 2's: both named.
+    let other = stage_against(here, "other.sh", &line(&grid_text, "evolve.sh"));
+    assert_eq!(other.status.code(), Some(2), "{}", stdout(&other));
+    let e = stderr(&other);
+    assert!(e.contains("stage2.sh, line 1:"), "{e}");
+    assert!(e.contains("evolve.sh") && e.contains("other.sh"), "{e}");
+
+    // The grid's path in a comment does not make another grid's line this
+    // grid's submission.
+    let elsewhere = here.join("elsewhere.toml");
+    std::fs::write(&elsewhere, GRID).unwrap();
+    let commented = format!(
+        "# made for {grid_text}\n{}",
+        line(&elsewhere.to_string_lossy(), "evolve.sh")
+    );
+    let wrong_grid = stage_against(here, "evolve.sh", &commented);
+    assert_eq!(wrong_grid.status.code(), Some(2), "{}", stdout(&wrong_grid));
+    assert!(
+        stderr(&wrong_grid).contains("stage2.sh, line 2:"),
+        "{}",
+        stderr(&wrong_grid)
+    );
+
+    // Job scripts (calib budget --script-dir) derive the cell themselves:
+    // a smoke of the bare script would not run what stage 2 runs.
+    let jobs = stage_against(
+        here,
+        "evolve.sh",
+        "# calib budget\nsbatch jobs/calib-dataset-X.sh\n",
+    );
+    assert_eq!(jobs.status.code(), Some(2), "{}", stdout(&jobs));
+    assert!(stderr(&jobs).contains("--script-dir"), "{}", stderr(&jobs));
+    assert!(!here.join("stage").exists(), "nothing is written");
+
+    // The same file under a path through `..` (as budget writes the path it
+    // was given, made absolute) is this grid.
+    let name = here.file_name().unwrap().to_string_lossy();
+    let dotted = format!("{}/../{name}/grid.toml", here.display());
+    let same = stage_against(here, "./evolve.sh", &line(&dotted, "evolve.sh"));
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
 }

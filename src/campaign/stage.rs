@@ -46,6 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
 use crate::atomic::{write_file, IfExists};
+use crate::budget::export::GRID_VARIABLE;
 use crate::error::{Error, Origin, Result};
 use crate::shell::quote;
 use crate::slurm::sacct::{JobKind, SacctTable};
@@ -251,32 +252,119 @@ fn smoke_stratum<'g>(grid: &'g CampaignGrid, asked: Option<&str>) -> Result<&'g 
     Ok(chosen)
 }
 
+/// A path as the file it names: canonical (links and `..` resolved) when
+/// it exists; else absolute, as far as that goes (`..` kept).
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Checks that stage 2 is this grid's submission running `plan.script`, as
+/// `calib budget --grid GRID --format sbatch --script SCRIPT` writes it: each
+/// live `sbatch` line exports `CALIB_GRID` naming the grid file, and its last
+/// word is the script. Relative scripts resolve in the folder `calib stage`
+/// runs in, where stage 2 is assumed to be submitted from as well. Returns
+/// the number of arrays.
+fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
+    let origin = &plan.stage2_origin;
+    let expected = || {
+        format!(
+            "expected the stage-2 submission of this grid: the output of `calib budget --grid {} \
+             --format sbatch --script {}` (its sbatch lines export CALIB_GRID={})",
+            quote(&plan.grid_path.to_string_lossy()),
+            quote(&plan.script),
+            grid.display()
+        )
+    };
+    let mut arrays = 0;
+    for (k, line) in plan.stage2.lines().enumerate() {
+        if !line.starts_with("sbatch ") {
+            continue;
+        }
+        arrays += 1;
+        let at = Some(k as u64 + 1);
+        let words = shlex::split(line).ok_or_else(|| {
+            Error::input(
+                origin.clone(),
+                at,
+                "this sbatch line does not read as shell words (an unclosed quote?)",
+            )
+        })?;
+        let exported = words
+            .iter()
+            .filter_map(|w| w.strip_prefix("--export="))
+            .flat_map(|list| list.split(','))
+            .find_map(|kv| kv.strip_prefix(&format!("{GRID_VARIABLE}=")));
+        let Some(exported) = exported else {
+            if words.len() == 2 {
+                return Err(Error::input(
+                    origin.clone(),
+                    at,
+                    format!(
+                        "stage 2 submits the job script {} (calib budget --script-dir): a job \
+                         script exports stage 2's own CALIB_UNITS and derives its cell itself, so \
+                         a smoke can neither run it at a few units nor run your script bare in its \
+                         place; make stage 2 as command lines (the same calib budget without \
+                         --script-dir) and stage that",
+                        words[1]
+                    ),
+                ));
+            }
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "this sbatch line exports no {GRID_VARIABLE}; {}",
+                    expected()
+                ),
+            ));
+        };
+        if resolved(Path::new(exported)) != grid {
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "this sbatch line runs the grid {exported}, not {}; {}",
+                    grid.display(),
+                    expected()
+                ),
+            ));
+        }
+        let submitted = words.last().map(String::as_str).unwrap_or_default();
+        if resolved(Path::new(submitted)) != resolved(Path::new(&plan.script)) {
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "stage 2 runs the script {submitted}, and --script is {}: the smoke must run \
+                     the script stage 2 runs (give --script {})",
+                    plan.script,
+                    quote(submitted)
+                ),
+            ));
+        }
+    }
+    if arrays == 0 {
+        return Err(Error::input(origin.clone(), None, expected()));
+    }
+    Ok(arrays)
+}
+
 /// Builds the smoke submission and the trigger (nothing is written here).
 pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let grid = CampaignGrid::load(&plan.grid_path)?;
-    let grid_abs = absolute(&plan.grid_path, "the grid")?;
+    // Canonical: the grid stage 2 exports is compared as a file, whatever
+    // `..` or links its path went through.
+    let grid_abs = std::fs::canonicalize(&plan.grid_path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| Error::Refused(format!("the grid {}: {e}", plan.grid_path.display())))?;
     if grid_abs.contains(',') {
         return Err(Error::Refused(format!(
             "the grid path {grid_abs} holds a comma, which sbatch's --export would split; move or rename it"
         )));
     }
-    // Stage 2 must be this grid's submission: budget writes its absolute path.
-    let arrays = plan
-        .stage2
-        .lines()
-        .filter(|l| l.starts_with("sbatch "))
-        .count();
-    if arrays == 0 || !plan.stage2.contains(&grid_abs) {
-        return Err(Error::input(
-            plan.stage2_origin.clone(),
-            None,
-            format!(
-                "expected the stage-2 submission of this grid: the output of `calib budget --grid {} \
-                 --format sbatch --script ...` (its sbatch lines name the grid {grid_abs})",
-                quote(&plan.grid_path.to_string_lossy())
-            ),
-        ));
-    }
+    let arrays = same_submission(plan, Path::new(&grid_abs))?;
     let stratum = smoke_stratum(&grid, plan.stratum.as_deref())?;
     let workdir = absolute(Path::new("."), "the working folder")?;
     let out_dir = absolute(&plan.out_dir, "--out-dir")?;
@@ -350,7 +438,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let trigger_path = PathBuf::from(&out_dir).join("stage2-trigger.toml");
 
     let exports = format!(
-        "ALL,CALIB_STRATUM={},CALIB_UNITS={},CALIB_GRID={grid_abs}",
+        "ALL,CALIB_STRATUM={},CALIB_UNITS={},{GRID_VARIABLE}={grid_abs}",
         stratum.stratum.replace(',', ";"),
         plan.smoke_units
     );
@@ -818,6 +906,6 @@ mod tests {
 
         // A submission made from another grid is refused.
         let e = stage(&plan(dir.path(), "sbatch --array=0-2 work.sh\n")).unwrap_err();
-        assert!(e.to_string().starts_with("stage2.sh:"), "{e}");
+        assert!(e.to_string().starts_with("stage2.sh, line 1:"), "{e}");
     }
 }

@@ -24,7 +24,8 @@ tasks of one stratum at a few units, the same script, the same grid and the same
 `calib grid cell` derivation of tags and output paths as stage 2; two, because one task \
 cannot collide with anything), and stage2-trigger.toml, the checks stage 2 waits for, each \
 with what its failure means, and the stage-2 submission itself (the output of `calib \
-budget --grid GRID --format sbatch`). Existing files are never overwritten, and a smoke \
+budget --grid GRID --format sbatch`, as command lines: its sbatch lines must run --script \
+and export this grid as CALIB_GRID; job scripts from --script-dir are refused). Existing files are never overwritten, and a smoke \
 whose output paths exist already (an earlier run's files) is refused.
 
 Then `calib stage check TRIGGER --job ID` evaluates the checks against sacct and the \

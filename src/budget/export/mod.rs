@@ -8,7 +8,7 @@ mod table;
 pub use self::csv::CsvExporter;
 pub use self::json::JsonExporter;
 pub use self::sbatch::{cell_derivation, job_scripts, JobScript, SbatchExporter};
-pub(crate) use self::sbatch::{script_argument, stratum_variable};
+pub(crate) use self::sbatch::{script_argument, stratum_variable, GRID_VARIABLE};
 pub use self::table::TableExporter;
 
 use super::Budget;
