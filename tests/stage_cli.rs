@@ -602,3 +602,41 @@ fn the_smoke_must_run_the_script_and_the_grid_stage_two_runs() {
     let same = stage_against(here, "./evolve.sh", &line(&dotted, "evolve.sh"));
     assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
 }
+
+#[test]
+fn a_stage_two_without_a_submittable_stratum_is_refused_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+    // As budget writes it when every stratum is over_cap or unsupported:
+    // the strata's comments, and the only sbatch line commented out.
+    let stage2 = format!(
+        "# calib budget\n\n# stratum dataset=X: no --time (over_cap): even the measured cost exceeds the largest cap\n\
+         # sbatch --array=0-2 --time=0 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n\n\
+         # stratum dataset=Y: no --time (unsupported): the probe cannot support one\n",
+        grid.display()
+    );
+    let out = stage_against(here, "work.sh", &stage2);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no stratum of stage 2 is submittable: each of its 2 strata"),
+        "{}",
+        stderr(&out)
+    );
+
+    // One array is "1 array".
+    let one = stage_against(
+        here,
+        "work.sh",
+        &format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+            grid.display()
+        ),
+    );
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(
+        stdout(&one).contains("stage 2 (1 array)"),
+        "{}",
+        stdout(&one)
+    );
+}

@@ -139,10 +139,11 @@ pub fn write_staged(staged: &Staged, out: &mut dyn io::Write) -> io::Result<()> 
     )?;
     writeln!(
         out,
-        "wrote {}: the stage-2 trigger, {} checks, and stage 2 ({} arrays), written before stage 1 runs",
+        "wrote {}: the stage-2 trigger, {} checks, and stage 2 ({} array{}), written before stage 1 runs",
         staged.trigger_path.display(),
         t.checks.len(),
-        staged.stage2_arrays
+        staged.stage2_arrays,
+        if staged.stage2_arrays == 1 { "" } else { "s" }
     )?;
     for check in &t.checks {
         writeln!(out, "  {}: {}", check.name, comment_text(&check.checks))?;

@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
 use crate::atomic::{write_file, IfExists};
-use crate::budget::export::GRID_VARIABLE;
+use crate::budget::export::{script_argument, stratum_variable, GRID_VARIABLE};
 use crate::error::{Error, Origin, Result};
 use crate::shell::quote;
 use crate::slurm::sacct::{JobKind, SacctTable};
@@ -345,6 +345,25 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
             ));
         }
     }
+    // Budget writes a comment per stratum; a stratum without a submittable
+    // time (over_cap, unsupported) gets no live sbatch line.
+    let strata = plan
+        .stage2
+        .lines()
+        .filter(|l| l.starts_with("# stratum "))
+        .count();
+    if arrays == 0 && strata > 0 {
+        return Err(Error::input(
+            origin.clone(),
+            None,
+            format!(
+                "no stratum of stage 2 is submittable: each of its {strata} strata is over_cap or \
+                 unsupported (its sbatch line is commented out or absent), so there is nothing a \
+                 smoke could prepare; do what the budget's comments say (checkpoint the runs, or \
+                 probe more), budget again and stage that"
+            ),
+        ));
+    }
     if arrays == 0 {
         return Err(Error::input(origin.clone(), None, expected()));
     }
@@ -439,7 +458,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
 
     let exports = format!(
         "ALL,CALIB_STRATUM={},CALIB_UNITS={},{GRID_VARIABLE}={grid_abs}",
-        stratum.stratum.replace(',', ";"),
+        stratum_variable(&stratum.stratum),
         plan.smoke_units
     );
     let words = [
@@ -450,11 +469,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         format!("--chdir={}", quote(&workdir)),
         format!("--output={}", quote(&log_pattern)),
         format!("--export={}", quote(&exports)),
-        if script.starts_with('-') {
-            quote(&format!("./{script}"))
-        } else {
-            quote(&script)
-        },
+        script_argument(&script),
     ];
     let comment = |text: &str| format!("# {}\n", crate::shell::comment_text(text));
     let mut smoke_text = String::from("#!/bin/sh\n");
