@@ -35,7 +35,9 @@
 //! submission says `--chdir`), so relative output paths resolve there; their
 //! logs go where the submission's `--output` says (`%A` the array's job id,
 //! `%a` the task index); the smoke job is found in sacct by its job name, the
-//! latest such array when several were submitted; the clock of the machine
+//! latest such array when several were submitted; stage 2 is submitted
+//! from that folder too, so a relative script path in its sbatch lines
+//! names the same file as `--script` there; the clock of the machine
 //! that writes the smoke's files agrees with the one `calib stage` ran on
 //! to within the second `created_at` is rounded down to.
 
@@ -434,8 +436,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
              if every check below passes: `calib stage check` evaluates them against sacct and the \
              smoke's files, and prints stage 2 then. Stage 1 shows that the pipeline works; its \
              numbers are not results, nor estimates of them (stratum {shown} ran at {} units because \
-             it is {why}, not because it is representative)."
-        ,
+             it is {why}, not because it is representative).",
             plan.smoke_units
         ),
         calib_version: crate::VERSION.to_string(),
