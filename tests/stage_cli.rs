@@ -10,8 +10,12 @@
 //!   calling stage 1 "the pipeline works", never a result;
 //! * a collision (two tasks writing one path: one file, two records) fails
 //!   with the seed's interpretation, and stage 2 is held back (exit 3);
-//! * a submission made from another grid, a one-cell stratum, and a
-//!   malformed trigger are refused (exit 2).
+//! * an output file older than the trigger (an earlier run's) fails the
+//!   check, and `calib stage` refuses a smoke whose output paths exist;
+//! * a submission made from another grid (told by the CALIB_GRID it
+//!   exports, compared as files), one running another script, one of job
+//!   scripts (`--script-dir`), a one-cell stratum, and a malformed trigger
+//!   are refused (exit 2).
 
 mod common;
 
@@ -143,7 +147,7 @@ fn stage_writes_a_two_task_smoke_and_the_trigger_first() {
             "stage",
             "grid.toml",
             "--script",
-            "other.sh",
+            "work.sh",
             "--stage2",
             "@stage2.sh",
             "--out-dir",
@@ -268,7 +272,11 @@ fn stage_refuses_another_grid_s_submission_and_a_one_cell_stratum() {
         .output()
         .unwrap();
     assert_eq!(other.status.code(), Some(2));
-    assert!(stderr(&other).contains("stage2.sh:"), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("stage2.sh, line 1:"),
+        "{}",
+        stderr(&other)
+    );
     assert!(
         !here.join("s").exists(),
         "nothing is written before the checks"
@@ -439,4 +447,196 @@ fn the_smoke_submission_runs_the_script_and_the_check_reads_what_it_left() {
     let text = stdout(&typo);
     assert!(text.contains("If only one file exists"), "{text}");
     assert!(!text.lines().any(|l| l.starts_with("sbatch ")), "{text}");
+}
+
+#[test]
+fn an_output_older_than_the_trigger_fails_as_an_earlier_run_s() {
+    let (dir, _, out) = staged(&["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let here = dir.path();
+    smoke_left(here, 82, [1, 1], true);
+    // Task 0's file as an earlier run would have left it: written an hour
+    // before the trigger, with the right record and field.
+    let old = here.join("results/X/seed-1.jsonl");
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    let out = check(here, &sacct(82, ["COMPLETED", "COMPLETED"]));
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("outputs_exist     FAIL"), "{text}");
+    assert!(
+        text.contains(&format!("{} PREDATES the trigger", old.display())),
+        "{text}"
+    );
+    assert!(
+        text.contains("the file predates this smoke: an earlier run wrote it"),
+        "{text}"
+    );
+    assert!(!text.contains("the pipeline works"), "{text}");
+}
+
+#[test]
+fn stage_refuses_a_smoke_whose_output_path_exists_already() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    // An earlier run's result at the second smoke cell's path.
+    std::fs::create_dir_all(here.join("results/X")).unwrap();
+    write_file(here, "results/X/seed-2.jsonl", "{\"seed\": 2}\n");
+    let grid = write_file(here, "grid.toml", GRID);
+    let grid = std::fs::canonicalize(grid).unwrap();
+    write_file(
+        here,
+        "stage2.sh",
+        format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+            grid.display()
+        ),
+    );
+    let out = calib()
+        .args(["stage", "grid.toml", "--script", "work.sh"])
+        .args(["--stage2", "@stage2.sh", "--out-dir", "stage"])
+        .current_dir(here)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("results/X/seed-2.jsonl already exists"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!here.join("stage").exists(), "nothing is written");
+}
+
+#[test]
+fn a_timeout_is_read_as_too_short_a_smoke_time_not_as_a_failing_script() {
+    let (dir, trigger, out) = staged(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The trigger says why this stratum was smoked, and not that it is cheap:
+    // nothing chose it by cost.
+    let written = std::fs::read_to_string(&trigger).unwrap();
+    assert!(!written.contains("cheap"), "{written}");
+    assert!(
+        written.contains("first stratum with two cells"),
+        "{written}"
+    );
+    let here = dir.path();
+    smoke_left(here, 83, [1, 1], true);
+    let out = check(here, &sacct(83, ["COMPLETED", "TIMEOUT"]));
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(text.contains("task 1 TIMEOUT"), "{text}");
+    assert!(text.contains("raise --smoke-time"), "{text}");
+    assert!(
+        !text.contains("every task of stage 2 would fail"),
+        "a TIMEOUT is not a script that fails: {text}"
+    );
+}
+
+/// Runs `calib stage grid.toml --script SCRIPT --stage2 @stage2.sh` in
+/// `here` with `stage2` as the submission (the grid written there first).
+fn stage_against(here: &Path, script: &str, stage2: &str) -> Output {
+    write_file(here, "grid.toml", GRID);
+    write_file(here, "stage2.sh", stage2);
+    calib()
+        .args(["stage", "grid.toml", "--script", script])
+        .args(["--stage2", "@stage2.sh", "--out-dir", "stage"])
+        .current_dir(here)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_smoke_must_run_the_script_and_the_grid_stage_two_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+    let line = |grid: &str, script: &str| {
+        format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={grid} {script}\n"
+        )
+    };
+    let grid_text = grid.to_string_lossy().into_owned();
+
+    // Another script than stage 2's: both named.
+    let other = stage_against(here, "other.sh", &line(&grid_text, "evolve.sh"));
+    assert_eq!(other.status.code(), Some(2), "{}", stdout(&other));
+    let e = stderr(&other);
+    assert!(e.contains("stage2.sh, line 1:"), "{e}");
+    assert!(e.contains("evolve.sh") && e.contains("other.sh"), "{e}");
+
+    // The grid's path in a comment does not make another grid's line this
+    // grid's submission.
+    let elsewhere = here.join("elsewhere.toml");
+    std::fs::write(&elsewhere, GRID).unwrap();
+    let commented = format!(
+        "# made for {grid_text}\n{}",
+        line(&elsewhere.to_string_lossy(), "evolve.sh")
+    );
+    let wrong_grid = stage_against(here, "evolve.sh", &commented);
+    assert_eq!(wrong_grid.status.code(), Some(2), "{}", stdout(&wrong_grid));
+    assert!(
+        stderr(&wrong_grid).contains("stage2.sh, line 2:"),
+        "{}",
+        stderr(&wrong_grid)
+    );
+
+    // Job scripts (calib budget --script-dir) derive the cell themselves:
+    // a smoke of the bare script would not run what stage 2 runs.
+    let jobs = stage_against(
+        here,
+        "evolve.sh",
+        "# calib budget\nsbatch jobs/calib-dataset-X.sh\n",
+    );
+    assert_eq!(jobs.status.code(), Some(2), "{}", stdout(&jobs));
+    assert!(stderr(&jobs).contains("--script-dir"), "{}", stderr(&jobs));
+    assert!(!here.join("stage").exists(), "nothing is written");
+
+    // The same file under a path through `..` (as budget writes the path it
+    // was given, made absolute) is this grid.
+    let name = here.file_name().unwrap().to_string_lossy();
+    let dotted = format!("{}/../{name}/grid.toml", here.display());
+    let same = stage_against(here, "./evolve.sh", &line(&dotted, "evolve.sh"));
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+}
+
+#[test]
+fn a_stage_two_without_a_submittable_stratum_is_refused_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+    // As budget writes it when every stratum is over_cap or unsupported:
+    // the strata's comments, and the only sbatch line commented out.
+    let stage2 = format!(
+        "# calib budget\n\n# stratum dataset=X: no --time (over_cap): even the measured cost exceeds the largest cap\n\
+         # sbatch --array=0-2 --time=0 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n\n\
+         # stratum dataset=Y: no --time (unsupported): the probe cannot support one\n",
+        grid.display()
+    );
+    let out = stage_against(here, "work.sh", &stage2);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no stratum of stage 2 is submittable: each of its 2 strata"),
+        "{}",
+        stderr(&out)
+    );
+
+    // One array is "1 array".
+    let one = stage_against(
+        here,
+        "work.sh",
+        &format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+            grid.display()
+        ),
+    );
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert!(
+        stdout(&one).contains("stage 2 (1 array)"),
+        "{}",
+        stdout(&one)
+    );
 }

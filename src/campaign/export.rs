@@ -139,10 +139,11 @@ pub fn write_staged(staged: &Staged, out: &mut dyn io::Write) -> io::Result<()> 
     )?;
     writeln!(
         out,
-        "wrote {}: the stage-2 trigger, {} checks, and stage 2 ({} arrays), written before stage 1 runs",
+        "wrote {}: the stage-2 trigger, {} checks, and stage 2 ({} array{}), written before stage 1 runs",
         staged.trigger_path.display(),
         t.checks.len(),
-        staged.stage2_arrays
+        staged.stage2_arrays,
+        if staged.stage2_arrays == 1 { "" } else { "s" }
     )?;
     for check in &t.checks {
         writeln!(out, "  {}: {}", check.name, comment_text(&check.checks))?;
@@ -200,7 +201,8 @@ pub fn write_check(
     writeln!(
         out,
         "\nstage 1 passed: the pipeline works. Its numbers are a check of the machinery, not \
-         results nor estimates of them (stratum {} was smoked at {} units for being cheap).",
+         results nor estimates of them (stratum {} ran at {} units: two cells at minimum scale, \
+         not a sample of stage 2).",
         shown_stratum(&trigger.stratum),
         trigger.smoke_units
     )?;

@@ -1,4 +1,4 @@
-//! Staging a campaign: a cheap smoke array first, and the stage-2 trigger
+//! Staging a campaign: a two-task smoke array first, and the stage-2 trigger
 //! written down before it runs (`calib stage`), then the trigger evaluated
 //! against sacct and the smoke's artifacts (`calib stage check`).
 //!
@@ -7,8 +7,10 @@
 //! paths, the same grid file) at minimum scale: two tasks of one stratum, a
 //! few units each. Two, because one task cannot collide with anything. Its
 //! numbers say that the pipeline works; they are not results, nor estimates
-//! of results (the smoke stratum is chosen for being cheap, which makes it the
-//! least representative one).
+//! of results: the smoke stratum is the grid's first with two cells (or the
+//! one `--stratum` names), chosen because it can run two distinct cells, not
+//! because it is representative, and its few units say nothing of stage 2's
+//! times.
 //!
 //! Why the trigger is a file written first: afterwards one rationalises
 //! whatever stage 1 shows. The file holds the exact checks, each with its
@@ -17,7 +19,12 @@
 //! prints only when every check passes:
 //!
 //! - `completed`: every smoke task is COMPLETED in sacct;
-//! - `outputs_exist`: each task's output path (from the grid) exists;
+//! - `outputs_exist`: each task's output path (from the grid) exists and
+//!   was modified at or after the trigger's `created_at`, give or take a
+//!   minute of clock difference (a file from an
+//!   earlier run would otherwise pass for the smoke's: `calib stage` refuses
+//!   to stage a smoke whose output paths exist already, and this catches one
+//!   that appears before the smoke runs);
 //! - `outputs_distinct`: the files are distinct files (not one file under
 //!   two names);
 //! - `records`: each file holds exactly the expected number of records
@@ -29,14 +36,21 @@
 //! submission says `--chdir`), so relative output paths resolve there; their
 //! logs go where the submission's `--output` says (`%A` the array's job id,
 //! `%a` the task index); the smoke job is found in sacct by its job name, the
-//! latest such array when several were submitted.
+//! latest such array when several were submitted; stage 2 is submitted
+//! from that folder too, so a relative script path in its sbatch lines
+//! names the same file as `--script` there; the clock that stamps the
+//! smoke's files (a compute node's, a file server's) lags the one `calib
+//! stage` ran on by less than a minute ([`CLOCK_TOLERANCE_S`]), and an
+//! earlier run's file is older than the trigger by more than that.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
 use crate::atomic::{write_file, IfExists};
+use crate::budget::export::{exported_variables, script_argument, GRID_VARIABLE};
 use crate::error::{Error, Origin, Result};
 use crate::shell::quote;
 use crate::slurm::sacct::{JobKind, SacctTable};
@@ -156,17 +170,25 @@ fn standard_checks(tasks: usize, records: u64, fields: &[String]) -> Vec<Check> 
         Check {
             name: "completed".into(),
             checks: format!("all {tasks} smoke tasks are COMPLETED in sacct"),
-            if_failed: "A smoke task did not complete: the script, its environment or the cell \
-                derivation fails before any result exists, and every task of stage 2 would fail \
-                the same way. Read the task's log; fix that first."
+            if_failed: "A task TIMEOUT: the smoke's --time was too short for its units; raise \
+                --smoke-time or lower --smoke-units and stage again (this says nothing about \
+                stage 2's times). A task FAILED: the script, its environment or the cell \
+                derivation fails at the smoke's scale, and stage 2's tasks run the same script \
+                and derivation: read the task's log and fix that first. Another state \
+                (OUT_OF_MEMORY, NODE_FAIL, CANCELLED): read the task's log and sacct before \
+                staging again."
                 .into(),
         },
         Check {
             name: "outputs_exist".into(),
-            checks: "each task's output path, derived from the grid, exists".into(),
+            checks: "each task's output path, derived from the grid, exists and was modified at or \
+                after the trigger was written"
+                .into(),
             if_failed: "If only one file exists, the identifier is not reaching the code and the \
                 real array would clobber itself: fix that first. If none exists, the program does \
-                not write where the grid says ($CALIB_OUTPUT)."
+                not write where the grid says ($CALIB_OUTPUT). If a file is older than the \
+                trigger, the file predates this smoke: an earlier run wrote it, and the smoke \
+                did not (re)write it."
                 .into(),
         },
         Check {
@@ -234,32 +256,138 @@ fn smoke_stratum<'g>(grid: &'g CampaignGrid, asked: Option<&str>) -> Result<&'g 
     Ok(chosen)
 }
 
+/// A path as the file it names: canonical (links and `..` resolved) when
+/// it exists; else absolute, as far as that goes (`..` kept).
+fn resolved(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Checks that stage 2 is this grid's submission running `plan.script`, as
+/// `calib budget --grid GRID --format sbatch --script SCRIPT` writes it: each
+/// live `sbatch` line exports `CALIB_GRID` naming the grid file, and its last
+/// word is the script. Relative scripts resolve in the folder `calib stage`
+/// runs in, where stage 2 is assumed to be submitted from as well. Returns
+/// the number of arrays.
+fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
+    let origin = &plan.stage2_origin;
+    let expected = || {
+        format!(
+            "expected the stage-2 submission of this grid: the output of `calib budget --grid {} \
+             --format sbatch --script {}` (its sbatch lines export CALIB_GRID={})",
+            quote(&plan.grid_path.to_string_lossy()),
+            quote(&plan.script),
+            grid.display()
+        )
+    };
+    let mut arrays = 0;
+    for (k, line) in plan.stage2.lines().enumerate() {
+        if !line.starts_with("sbatch ") {
+            continue;
+        }
+        arrays += 1;
+        let at = Some(k as u64 + 1);
+        let words = shlex::split(line).ok_or_else(|| {
+            Error::input(
+                origin.clone(),
+                at,
+                "this sbatch line does not read as shell words (an unclosed quote?)",
+            )
+        })?;
+        let exported = words
+            .iter()
+            .filter_map(|w| w.strip_prefix("--export="))
+            .flat_map(|list| list.split(','))
+            .find_map(|kv| kv.strip_prefix(&format!("{GRID_VARIABLE}=")));
+        let Some(exported) = exported else {
+            if words.len() == 2 {
+                return Err(Error::input(
+                    origin.clone(),
+                    at,
+                    format!(
+                        "stage 2 submits the job script {} (calib budget --script-dir): a job \
+                         script exports stage 2's own CALIB_UNITS and derives its cell itself, so \
+                         a smoke can neither run it at a few units nor run your script bare in its \
+                         place; make stage 2 as command lines (the same calib budget without \
+                         --script-dir) and stage that",
+                        words[1]
+                    ),
+                ));
+            }
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "this sbatch line exports no {GRID_VARIABLE}; {}",
+                    expected()
+                ),
+            ));
+        };
+        if resolved(Path::new(exported)) != grid {
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "this sbatch line runs the grid {exported}, not {}; {}",
+                    grid.display(),
+                    expected()
+                ),
+            ));
+        }
+        let submitted = words.last().map(String::as_str).unwrap_or_default();
+        if resolved(Path::new(submitted)) != resolved(Path::new(&plan.script)) {
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "stage 2 runs the script {submitted}, and --script is {}: the smoke must run \
+                     the script stage 2 runs (give --script {})",
+                    plan.script,
+                    quote(submitted)
+                ),
+            ));
+        }
+    }
+    // Budget writes a comment per stratum; a stratum without a submittable
+    // time (over_cap, unsupported) gets no live sbatch line.
+    let strata = plan
+        .stage2
+        .lines()
+        .filter(|l| l.starts_with("# stratum "))
+        .count();
+    if arrays == 0 && strata > 0 {
+        return Err(Error::input(
+            origin.clone(),
+            None,
+            format!(
+                "no stratum of stage 2 is submittable: each of its {strata} strata is over_cap or \
+                 unsupported (its sbatch line is commented out or absent), so there is nothing a \
+                 smoke could prepare; do what the budget's comments say (checkpoint the runs, or \
+                 probe more), budget again and stage that"
+            ),
+        ));
+    }
+    if arrays == 0 {
+        return Err(Error::input(origin.clone(), None, expected()));
+    }
+    Ok(arrays)
+}
+
 /// Builds the smoke submission and the trigger (nothing is written here).
 pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let grid = CampaignGrid::load(&plan.grid_path)?;
-    let grid_abs = absolute(&plan.grid_path, "the grid")?;
+    // Canonical: the grid stage 2 exports is compared as a file, whatever
+    // `..` or links its path went through.
+    let grid_abs = std::fs::canonicalize(&plan.grid_path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| Error::Refused(format!("the grid {}: {e}", plan.grid_path.display())))?;
     if grid_abs.contains(',') {
         return Err(Error::Refused(format!(
             "the grid path {grid_abs} holds a comma, which sbatch's --export would split; move or rename it"
         )));
     }
-    // Stage 2 must be this grid's submission: budget writes its absolute path.
-    let arrays = plan
-        .stage2
-        .lines()
-        .filter(|l| l.starts_with("sbatch "))
-        .count();
-    if arrays == 0 || !plan.stage2.contains(&grid_abs) {
-        return Err(Error::input(
-            plan.stage2_origin.clone(),
-            None,
-            format!(
-                "expected the stage-2 submission of this grid: the output of `calib budget --grid {} \
-                 --format sbatch --script ...` (its sbatch lines name the grid {grid_abs})",
-                quote(&plan.grid_path.to_string_lossy())
-            ),
-        ));
-    }
+    let arrays = same_submission(plan, Path::new(&grid_abs))?;
     let stratum = smoke_stratum(&grid, plan.stratum.as_deref())?;
     let workdir = absolute(Path::new("."), "the working folder")?;
     let out_dir = absolute(&plan.out_dir, "--out-dir")?;
@@ -283,13 +411,35 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         })
         .collect();
     let shown = super::grid::shown_stratum(&stratum.stratum);
+    // A file already at a smoke output's path would pass the checks for the
+    // smoke's own: refuse before anything is written.
+    if let Some((task, path)) = tasks
+        .iter()
+        .map(|t| (t, Path::new(&workdir).join(&t.output)))
+        .find(|(_, p)| std::fs::symlink_metadata(p).is_ok())
+    {
+        return Err(Error::Refused(format!(
+            "{} already exists: it is the output path of smoke task {} (cell {}, stratum \
+             {shown}), and calib stage check could not tell an earlier run's file from the \
+             smoke's; move it away, or stage another stratum (--stratum)",
+            path.display(),
+            task.index,
+            task.tag
+        )));
+    }
+    let why = if plan.stratum.is_some() {
+        "the one asked for (--stratum)"
+    } else {
+        "the grid's first stratum with two cells"
+    };
     let trigger = Trigger {
         about: format!(
             "The stage-2 trigger, written by calib stage before stage 1 ran. Submit stage 2 only \
              if every check below passes: `calib stage check` evaluates them against sacct and the \
              smoke's files, and prints stage 2 then. Stage 1 shows that the pipeline works; its \
-             numbers are not results, nor estimates of them (stratum {shown} was smoked for being \
-             cheap, not for being representative)."
+             numbers are not results, nor estimates of them (stratum {shown} ran at {} units because \
+             it is {why}, not because it is representative).",
+            plan.smoke_units
         ),
         calib_version: crate::VERSION.to_string(),
         created_at: plan.created_at.clone(),
@@ -309,11 +459,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         .map_err(|e| Error::Failed(format!("cannot write the trigger as TOML: {e}")))?;
     let trigger_path = PathBuf::from(&out_dir).join("stage2-trigger.toml");
 
-    let exports = format!(
-        "ALL,CALIB_STRATUM={},CALIB_UNITS={},CALIB_GRID={grid_abs}",
-        stratum.stratum.replace(',', ";"),
-        plan.smoke_units
-    );
+    let exports = exported_variables(&stratum.stratum, plan.smoke_units, Some(&grid_abs));
     let words = [
         "sbatch".to_string(),
         "--array=0-1".to_string(),
@@ -322,11 +468,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         format!("--chdir={}", quote(&workdir)),
         format!("--output={}", quote(&log_pattern)),
         format!("--export={}", quote(&exports)),
-        if script.starts_with('-') {
-            quote(&format!("./{script}"))
-        } else {
-            quote(&script)
-        },
+        script_argument(&script),
     ];
     let comment = |text: &str| format!("# {}\n", crate::shell::comment_text(text));
     let mut smoke_text = String::from("#!/bin/sh\n");
@@ -425,6 +567,18 @@ impl Trigger {
                 origin,
                 None,
                 "a trigger needs its checks and its two smoke tasks; write it again with calib stage",
+            ));
+        }
+        // The outputs are judged against it: a file older is an earlier run's.
+        if chrono::DateTime::parse_from_rfc3339(&trigger.created_at).is_err() {
+            return Err(Error::input(
+                origin,
+                None,
+                format!(
+                    "created_at `{}` is not an RFC 3339 time (as calib stage writes it, e.g. \
+                     2026-11-30T16:00:00Z)",
+                    trigger.created_at
+                ),
             ));
         }
         if let Some(c) = trigger
@@ -534,9 +688,42 @@ fn log_path(trigger: &Trigger, job: u64, index: u64) -> PathBuf {
     )
 }
 
+/// What is at a smoke output's path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    /// A file modified at or after the trigger was written.
+    Written,
+    /// A file older than the trigger: an earlier run's.
+    Older,
+    Missing,
+}
+
+fn presence(path: &Path, written_at: Option<SystemTime>) -> Presence {
+    match std::fs::metadata(path) {
+        Err(_) => Presence::Missing,
+        Ok(meta) => match (meta.modified(), written_at) {
+            (Ok(modified), Some(at)) if modified < at => Presence::Older,
+            // No time to compare (a trigger edited by hand, a filesystem
+            // without mtimes): `created_at` is then no evidence either way.
+            _ => Presence::Written,
+        },
+    }
+}
+
+/// How far the clock that stamps the smoke's files may lag the one
+/// `calib stage` ran on before a fresh file looks older than the trigger.
+const CLOCK_TOLERANCE_S: u64 = 60;
+
 /// Evaluates every check of `trigger` against the smoke job and the files.
 pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
     let workdir = Path::new(&trigger.workdir);
+    // `created_at` is written in whole seconds, rounded down, on the machine
+    // `calib stage` ran on; the smoke's files get their times from a compute
+    // node or a file server, whose clock may differ a little. An earlier run's
+    // file is older by far more than the tolerance.
+    let written_at = chrono::DateTime::parse_from_rfc3339(&trigger.created_at)
+        .ok()
+        .map(|t| SystemTime::from(t) - std::time::Duration::from_secs(CLOCK_TOLERANCE_S));
     let outputs: Vec<PathBuf> = trigger
         .tasks
         .iter()
@@ -569,19 +756,36 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                     (all, format!("job {}: {}", smoke.job, states.join(", ")))
                 }
                 "outputs_exist" => {
-                    let found: Vec<String> = trigger
+                    let found: Vec<Presence> =
+                        outputs.iter().map(|p| presence(p, written_at)).collect();
+                    let words: Vec<String> = trigger
                         .tasks
                         .iter()
                         .zip(&outputs)
-                        .map(|(t, p)| {
-                            let there = if p.exists() { "exists" } else { "MISSING" };
+                        .zip(&found)
+                        .map(|((t, p), f)| {
+                            let there = match f {
+                                Presence::Written => "exists",
+                                Presence::Older => "PREDATES the trigger",
+                                Presence::Missing => "MISSING",
+                            };
                             format!("task {} {} {there}", t.index, p.display())
                         })
                         .collect();
-                    let n = outputs.iter().filter(|p| p.exists()).count();
+                    let n = found.iter().filter(|f| **f != Presence::Missing).count();
+                    let new = found.iter().filter(|f| **f == Presence::Written).count();
+                    let older = if new < n {
+                        format!(" ({} older than the trigger)", n - new)
+                    } else {
+                        String::new()
+                    };
                     (
-                        n == outputs.len(),
-                        format!("{n} of {} files: {}", outputs.len(), found.join("; ")),
+                        new == outputs.len(),
+                        format!(
+                            "{n} of {} files{older}: {}",
+                            outputs.len(),
+                            words.join("; ")
+                        ),
                     )
                 }
                 "outputs_distinct" => {
@@ -722,6 +926,6 @@ mod tests {
 
         // A submission made from another grid is refused.
         let e = stage(&plan(dir.path(), "sbatch --array=0-2 work.sh\n")).unwrap_err();
-        assert!(e.to_string().starts_with("stage2.sh:"), "{e}");
+        assert!(e.to_string().starts_with("stage2.sh, line 1:"), "{e}");
     }
 }

@@ -24,7 +24,9 @@ tasks of one stratum at a few units, the same script, the same grid and the same
 `calib grid cell` derivation of tags and output paths as stage 2; two, because one task \
 cannot collide with anything), and stage2-trigger.toml, the checks stage 2 waits for, each \
 with what its failure means, and the stage-2 submission itself (the output of `calib \
-budget --grid GRID --format sbatch`). Existing files are never overwritten.
+budget --grid GRID --format sbatch`, as command lines: its sbatch lines must run --script \
+and export this grid as CALIB_GRID; job scripts from --script-dir are refused). Existing files are never overwritten, and a smoke \
+whose output paths exist already (an earlier run's files) is refused.
 
 Then `calib stage check TRIGGER --job ID` evaluates the checks against sacct and the \
 smoke's files, and prints the stage-2 submission only when all pass. Stage 1 shows that \
@@ -107,8 +109,9 @@ Evaluate the stage-2 trigger; print stage 2 only when every check passes
 
 Reads the trigger that `calib stage` wrote, finds the smoke array in sacct (by --job, or \
 in pasted sacct text, by the smoke's job name), and checks: every smoke task COMPLETED; \
-each task's output path exists, the files are distinct, each holds the expected records; \
-each task's log holds its derived config line. Prints each check with pass or FAIL and, \
+each task's output path exists and was written after the trigger (a file an earlier run \
+left does not count), the files are distinct, each holds the expected records; each \
+task's log holds its derived config line. Prints each check with pass or FAIL and, \
 for a failure, what it means, as the trigger stated it before stage 1 ran.";
 
 const CHECK_AFTER_HELP: &str = "\
