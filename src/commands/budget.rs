@@ -5,21 +5,18 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use regex::Regex;
 
 use crate::atomic::{write_file, IfExists};
 use crate::budget::export::{job_scripts, ExportContext, Format, GridDerivation};
 use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
-use crate::commands::input::read_text_argument;
 use crate::error::{Error, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output;
 use crate::shell::text_argument;
 use crate::slurm::cluster::resolve_cluster;
-use crate::slurm::partitions::{parse_partitions, PartitionSelector};
 use crate::timings::{read_timings, IngestOptions};
 
 /// The description `--help` and the manual page show (set on the subcommand
@@ -86,20 +83,8 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub tasks: u64,
 
-    /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`
-    /// (also the default sinfo table or `scontrol show partition`), given as the
-    /// text itself, as @FILE, or as - for standard input.
-    #[arg(long, short = 'p', value_name = "SINFO")]
-    pub partitions: String,
-
-    /// Use the partitions of this family (a name minus its _bN suffix, e.g.
-    /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family.
-    #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
-    pub(crate) partition_family: Option<String>,
-
-    /// Use the partitions whose names match this regular expression.
-    #[arg(long, value_name = "REGEX", value_parser = flags::regex)]
-    pub(crate) partition_regex: Option<Regex>,
+    #[command(flatten)]
+    pub partition: flags::PartitionArgs,
 
     /// One-sided confidence of the upper bound: the chance that a new run
     /// finishes within it, under the model's assumptions.
@@ -255,13 +240,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         // Before any work or any write: a bad --plot must not leave job scripts behind.
         crate::plot::check_path(path, "--plot")?;
     }
-    let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
-    let partitions = parse_partitions(&text, &origin)?;
-    let selector = match (&args.partition_family, &args.partition_regex) {
-        (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
-        (None, Some(regex)) => Some(PartitionSelector::Regex(regex.clone())),
-        (None, None) => None,
-    };
+    let (partitions, selector) = args.partition.load()?;
     let selection = partitions.select(selector.as_ref())?;
     let grid = args.grid.as_deref().map(Grid::load).transpose()?;
     let model = load_model(args)?;

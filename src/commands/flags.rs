@@ -1,8 +1,49 @@
-//! Value parsers shared by several commands' flags, so that a flag means and
-//! checks the same thing everywhere. Clap reports their errors as bad usage
+//! Flags and value parsers shared by several commands, so that a flag means
+//! and checks the same thing everywhere. Clap reports their errors as bad usage
 //! (exit status 2), naming the flag and the value.
 
+use clap::Args;
 use regex::Regex;
+
+use crate::commands::input::read_text_argument;
+use crate::error;
+use crate::slurm::partitions::{parse_partitions, PartitionList, PartitionSelector};
+
+/// The partitions a command rounds a time into, and which of them are in
+/// play: the same three flags wherever a `--time` is chosen (`calib budget`,
+/// `calib resume`).
+#[derive(Debug, Args)]
+pub struct PartitionArgs {
+    /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`
+    /// (also the default sinfo table or `scontrol show partition`), given as the
+    /// text itself, as @FILE, or as - for standard input.
+    #[arg(long, short = 'p', value_name = "SINFO")]
+    pub partitions: String,
+
+    /// Use the partitions of this family (a name minus its _bN suffix, e.g.
+    /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family.
+    #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
+    pub partition_family: Option<String>,
+
+    /// Use the partitions whose names match this regular expression.
+    #[arg(long, value_name = "REGEX", value_parser = regex)]
+    pub partition_regex: Option<Regex>,
+}
+
+impl PartitionArgs {
+    /// The partition list read from `--partitions`, and the choice among
+    /// them that the other two flags make (`None`: the default family).
+    pub fn load(&self) -> error::Result<(PartitionList, Option<PartitionSelector>)> {
+        let (text, origin) = read_text_argument(&self.partitions, "--partitions")?;
+        let partitions = parse_partitions(&text, &origin)?;
+        let selector = match (&self.partition_family, &self.partition_regex) {
+            (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
+            (None, Some(regex)) => Some(PartitionSelector::Regex(regex.clone())),
+            (None, None) => None,
+        };
+        Ok((partitions, selector))
+    }
+}
 
 /// `--confidence P`: a one-sided confidence, strictly between 0.5 (a bound
 /// below the central projection) and 1 (no finite bound).

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use regex::Regex;
 
 use crate::audit::{check_columns, SacctQuery};
 use crate::budget::export::GridDerivation;
@@ -19,7 +18,6 @@ use crate::output;
 use crate::resume::export::{script_of, ExportContext, Format};
 use crate::resume::{self, ResumeOptions};
 use crate::shell::text_argument;
-use crate::slurm::partitions::{parse_partitions, PartitionSelector};
 use crate::slurm::sacct::{parse_sacct, SacctOptions};
 use crate::timings::{read_timings, IngestOptions};
 
@@ -106,19 +104,8 @@ pub struct ResumeArgs {
     #[arg(long, short = 'n', value_name = "N", required = true, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
     pub units: u64,
 
-    /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`,
-    /// given as the text itself, as @FILE, or as - for standard input.
-    #[arg(long, short = 'p', value_name = "SINFO")]
-    pub partitions: String,
-
-    /// Use the partitions of this family (a name minus its _bN suffix).
-    /// Default: the default partition's family.
-    #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
-    pub(crate) partition_family: Option<String>,
-
-    /// Use the partitions whose names match this regular expression.
-    #[arg(long, value_name = "REGEX", value_parser = flags::regex)]
-    pub(crate) partition_regex: Option<Regex>,
+    #[command(flatten)]
+    pub partition: flags::PartitionArgs,
 
     /// One-sided confidence of the upper bound, as for calib budget.
     #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
@@ -162,13 +149,7 @@ pub struct ResumeArgs {
 }
 
 pub fn run(args: &ResumeArgs) -> Result<i32> {
-    let (text, origin) = read_text_argument(&args.partitions, "--partitions")?;
-    let partitions = parse_partitions(&text, &origin)?;
-    let selector = match (&args.partition_family, &args.partition_regex) {
-        (Some(family), _) => Some(PartitionSelector::Family(family.clone())),
-        (None, Some(regex)) => Some(PartitionSelector::Regex(regex.clone())),
-        (None, None) => None,
-    };
+    let (partitions, selector) = args.partition.load()?;
     let selection = partitions.select(selector.as_ref())?;
     if args.no_checkpoint && args.probes.is_empty() {
         return Err(Error::Refused(
