@@ -9,13 +9,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use calib::timings::{read_timings, IngestOptions, RunEnd};
-use common::slurm::{require_lab, sacct_text, submit, wait_done};
-use common::{repo_file, stderr, stdout, CALIB};
+use common::slurm::{require_lab, sacct_text, sinfo_partitions, submit, wait_done};
+use common::{calib_in, ok_stdout, repo_file, CALIB};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -24,36 +24,6 @@ fn fixture(name: &str) -> PathBuf {
 
 fn workload() -> PathBuf {
     repo_file("examples/workloads/growing_population.py")
-}
-
-/// calib as a user on the cluster runs it: with the environment of the test
-/// (on the lab, that of its login node).
-fn calib(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(CALIB)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("cannot run calib")
-}
-
-fn ok_stdout(out: &std::process::Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        stdout(out),
-        stderr(out)
-    );
-    stdout(out)
-}
-
-fn sinfo_partitions() -> String {
-    let out = Command::new("sinfo")
-        .args(["-h", "-o", "%P %l"])
-        .output()
-        .expect("sinfo");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
@@ -118,7 +88,7 @@ fn probe_array_fit_budget_submit_and_audit() {
     // Fit the per-task files, then budget against the live partition list.
     let model = work.join("calib-model.json");
     ok_stdout(
-        &calib(
+        &calib_in(
             work,
             &[
                 "fit",
@@ -144,7 +114,7 @@ fn probe_array_fit_budget_submit_and_audit() {
         partitions.as_str(),
     ];
     let json = ok_stdout(
-        &calib(work, &[&args[..], &["--format", "json"]].concat()),
+        &calib_in(work, &[&args[..], &["--format", "json"]].concat()),
         "calib budget json",
     );
     let doc: Value = serde_json::from_str(&json).unwrap();
@@ -169,7 +139,7 @@ fn probe_array_fit_budget_submit_and_audit() {
 
     // Stage 2: submit exactly the lines budget emitted, one array per stratum.
     let sbatch = ok_stdout(
-        &calib(
+        &calib_in(
             work,
             &[
                 &args[..],
@@ -217,7 +187,7 @@ fn probe_array_fit_budget_submit_and_audit() {
     let report = work.join("sacct.txt");
     std::fs::write(&report, &sacct).unwrap();
     let audit = ok_stdout(
-        &calib(
+        &calib_in(
             work,
             &[
                 "audit",
@@ -287,7 +257,7 @@ fn a_walltime_kill_keeps_every_finished_unit() {
     // calib audit names the timeout and the unit reached.
     let report = work.join("sacct.txt");
     std::fs::write(&report, sacct_text(&id)).unwrap();
-    let audit = calib(
+    let audit = calib_in(
         work,
         &[
             "audit",

@@ -10,7 +10,7 @@ mod common;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::slurm::{require_lab, submit, wait_done};
+use common::slurm::{require_lab, sinfo_partitions, submit, wait_done};
 
 fn calib_audit(args: &[&str]) -> serde_json::Value {
     let out = Command::new(common::CALIB)
@@ -216,11 +216,7 @@ fn a_pending_job_raised_past_its_partition_cap_is_flagged() {
         .unwrap();
     assert!(raised.status.success(), "{}", common::stderr(&raised));
 
-    let sinfo = Command::new("sinfo")
-        .args(["-h", "-o", "%P %l"])
-        .output()
-        .unwrap();
-    let partitions = String::from_utf8(sinfo.stdout).unwrap();
+    let partitions = sinfo_partitions();
     let jobs = format!("{trapped},{within}");
     // Accounting reaches sacct a moment after submission.
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use calib::slurm::partitions::parse_partitions;
 use calib::timings::{read_timings, IngestOptions, RunEnd};
-use common::slurm::{require_lab, sacct_text, submit, wait_done};
-use common::{stderr, stdout, CALIB};
+use common::slurm::{require_lab, sacct_text, sinfo_partitions, submit, wait_done};
+use common::{calib_in, ok_stdout, CALIB};
 use serde_json::Value;
 
 /// Units of a whole run: about 200 s of work, so that a one-minute limit
@@ -47,34 +47,6 @@ set -eu
 exec "$CALIB" probe --stratum "${CALIB_STRATUM}" --out "$CALIB_OUT" \
     -- bash "$WORK/ckpt.sh" "$WORK/ckpt-${SLURM_ARRAY_TASK_ID}" "${CALIB_UNITS}"
 "#;
-
-fn calib(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(CALIB)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("cannot run calib")
-}
-
-fn ok_stdout(out: &std::process::Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        stdout(out),
-        stderr(out)
-    );
-    stdout(out)
-}
-
-fn sinfo_partitions() -> String {
-    let out = Command::new("sinfo")
-        .args(["-h", "-o", "%P %l"])
-        .output()
-        .expect("sinfo");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Every unit recorded per run of a folder of probe files, by job id.
 fn units_by_job(dir: &Path) -> Vec<(String, u64, Option<RunEnd>)> {
@@ -132,7 +104,7 @@ fn a_timed_out_checkpointing_array_is_resumed_to_completion() {
     }
     let model = work.join("calib-model.json");
     ok_stdout(
-        &calib(
+        &calib_in(
             work,
             &[
                 "fit",
@@ -215,7 +187,7 @@ fn a_timed_out_checkpointing_array_is_resumed_to_completion() {
         job.to_str().unwrap(),
     ];
     let json = ok_stdout(
-        &calib(work, &[&args[..], &["--format", "json"]].concat()),
+        &calib_in(work, &[&args[..], &["--format", "json"]].concat()),
         "calib resume json",
     );
     let doc: Value = serde_json::from_str(&json).unwrap();
@@ -248,7 +220,7 @@ fn a_timed_out_checkpointing_array_is_resumed_to_completion() {
     assert_eq!(tasks, [1, 2], "{json}");
 
     let sbatch = ok_stdout(
-        &calib(work, &[&args[..], &["--format", "sbatch"]].concat()),
+        &calib_in(work, &[&args[..], &["--format", "sbatch"]].concat()),
         "calib resume sbatch",
     );
     let lines: Vec<&str> = sbatch

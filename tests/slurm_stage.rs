@@ -20,8 +20,8 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use calib::synth;
-use common::slurm::{require_lab, sacct_text, wait_done};
-use common::{stderr, stdout, write_file, CALIB};
+use common::slurm::{require_lab, sacct_text, sinfo_partitions, wait_done};
+use common::{ok_stdout, stderr, stdout, write_file, CALIB};
 use serde_json::Value;
 
 /// The good script: derive the cell, run its units, write one record where
@@ -97,31 +97,11 @@ fn run_in(dir: &Path, program: &str, args: &[&str]) -> Output {
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"))
 }
 
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
-    );
-    stdout(&out)
-}
-
-fn sinfo_partitions() -> String {
-    let out = Command::new("sinfo")
-        .args(["-h", "-o", "%P %l"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Grid, budget (stage 2), stage, the smoke via sbatch; returns the
 /// folder's smoke job id once both tasks have ended.
 fn stage_and_smoke(here: &Path, partitions: &str) -> String {
-    let shown = ok(
-        run_in(
+    let shown = ok_stdout(
+        &run_in(
             here,
             CALIB,
             &["grid", "show", "grid.toml", "--format", "json"],
@@ -130,12 +110,12 @@ fn stage_and_smoke(here: &Path, partitions: &str) -> String {
     );
     let doc: Value = serde_json::from_str(&shown).unwrap();
     assert_eq!(doc["strata"].as_array().unwrap().len(), 2);
-    ok(
-        run_in(here, CALIB, &["fit", "probes.csv", "-o", "model.json"]),
+    ok_stdout(
+        &run_in(here, CALIB, &["fit", "probes.csv", "-o", "model.json"]),
         "calib fit",
     );
-    let stage2 = ok(
-        run_in(
+    let stage2 = ok_stdout(
+        &run_in(
             here,
             CALIB,
             &[
@@ -162,8 +142,8 @@ fn stage_and_smoke(here: &Path, partitions: &str) -> String {
         "{stage2}"
     );
     write_file(here, "stage2.sh", &stage2);
-    let staged = ok(
-        run_in(
+    let staged = ok_stdout(
+        &run_in(
             here,
             CALIB,
             &[
@@ -185,8 +165,8 @@ fn stage_and_smoke(here: &Path, partitions: &str) -> String {
     // The trigger exists before anything was submitted.
     assert!(here.join("stage/stage2-trigger.toml").is_file());
     assert!(!here.join("results").exists());
-    let submitted = ok(
-        run_in(here, "sh", &["stage/stage1-smoke.sh"]),
+    let submitted = ok_stdout(
+        &run_in(here, "sh", &["stage/stage1-smoke.sh"]),
         "the smoke submission",
     );
     let id = submitted
@@ -241,8 +221,8 @@ fn a_staged_campaign_from_one_grid_file() {
     // The script writes where its cell says: the check passes, stage 2 runs.
     let good = campaign(root.path(), "good", WORK);
     let id = stage_and_smoke(&good, &partitions);
-    let check = ok(
-        run_in(
+    let check = ok_stdout(
+        &run_in(
             &good,
             CALIB,
             &["stage", "check", "stage/stage2-trigger.toml", "--job", &id],
@@ -266,7 +246,12 @@ fn a_staged_campaign_from_one_grid_file() {
             "sh",
             &["-c", &line.replacen("sbatch ", "sbatch --parsable ", 1)],
         );
-        let id = ok(out, line).trim().split(';').next().unwrap().to_string();
+        let id = ok_stdout(&out, line)
+            .trim()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string();
         ids.push(id);
     }
     for id in &ids {
@@ -288,8 +273,8 @@ fn a_staged_campaign_from_one_grid_file() {
     // The audit of stage 2: each stratum's 3 tasks COMPLETED within their time.
     let sacct = sacct_text(&ids.join(","));
     write_file(&good, "sacct.txt", &sacct);
-    let audit = ok(
-        run_in(&good, CALIB, &["audit", "@sacct.txt", "--format", "json"]),
+    let audit = ok_stdout(
+        &run_in(&good, CALIB, &["audit", "@sacct.txt", "--format", "json"]),
         "calib audit",
     );
     let doc: Value = serde_json::from_str(&audit).unwrap();

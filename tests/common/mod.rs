@@ -105,6 +105,31 @@ pub fn output_with_stdin(command: &mut Command, input: impl AsRef<[u8]>) -> Outp
     out
 }
 
+/// `calib ARGS` run in `dir`, as a user on the cluster runs it (with the
+/// test's environment: on the lab, that of its login node).
+#[allow(dead_code)]
+pub fn calib_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(CALIB)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("cannot run calib")
+}
+
+/// The standard output of a command that must have succeeded; `what` names
+/// it in the panic, with both streams.
+#[allow(dead_code)]
+pub fn ok_stdout(out: &Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        stdout(out),
+        stderr(out)
+    );
+    stdout(out)
+}
+
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -16,6 +16,18 @@ use calib::commands::audit::SACCT_FORMAT;
 use calib::error::Origin;
 use calib::slurm::sacct::{parse_sacct, JobKind, SacctOptions};
 
+/// The lab's partitions as `calib budget --partitions` takes them
+/// (`sinfo -h -o '%P %l'`).
+#[allow(dead_code)]
+pub fn sinfo_partitions() -> String {
+    let out = Command::new("sinfo")
+        .args(["-h", "-o", "%P %l"])
+        .output()
+        .expect("cannot run sinfo");
+    assert!(out.status.success(), "sinfo failed");
+    String::from_utf8(out.stdout).expect("sinfo output is UTF-8")
+}
+
 /// Panics, loudly, unless `sinfo` reaches a controller with a usable node.
 pub fn require_lab() {
     let out = Command::new("sinfo")
