@@ -14,7 +14,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use common::slurm::{require_lab, submit, wait_done};
+use common::slurm::{require_lab, submit, wait_tasks_done};
 use common::{calib, stdout, write_file, CALIB};
 
 /// The batch script: the safe pattern README teaches (capture, test, eval),
@@ -90,7 +90,7 @@ fn an_index_past_the_grid_fails_its_task_and_writes_nothing() {
         ],
         work,
     );
-    let sacct = wait_done(&id, Duration::from_secs(180));
+    let sacct = wait_tasks_done(&id, 5, Duration::from_secs(180));
     let state = |task: usize| {
         sacct
             .lines()

@@ -20,7 +20,7 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use calib::synth;
-use common::slurm::{require_lab, sacct_text, sinfo_partitions, wait_done};
+use common::slurm::{require_lab, sacct_text, sinfo_partitions, wait_done, wait_tasks_done};
 use common::{ok_stdout, stderr, stdout, write_file, CALIB};
 use serde_json::Value;
 
@@ -175,7 +175,7 @@ fn stage_and_smoke(here: &Path, partitions: &str) -> String {
         .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
         .unwrap_or_else(|| panic!("sbatch printed no job id: {submitted}"))
         .to_string();
-    let sacct = wait_done(&id, Duration::from_secs(180));
+    let sacct = wait_tasks_done(&id, 2, Duration::from_secs(180));
     assert_eq!(sacct.lines().count(), 3, "two smoke tasks:\n{sacct}");
     id
 }

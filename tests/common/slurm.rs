@@ -118,6 +118,17 @@ fn left_the_queue(id: &str) -> bool {
 /// queue: an array's tasks that ran early may show before the others have any
 /// row, so sacct alone can look complete too soon.
 pub fn wait_done(id: &str, timeout: Duration) -> String {
+    wait_rows(id, None, timeout)
+}
+
+/// Like [`wait_done`], for an array of `tasks` tasks: also waits until sacct
+/// has a row for each of them.
+#[allow(dead_code)]
+pub fn wait_tasks_done(id: &str, tasks: usize, timeout: Duration) -> String {
+    wait_rows(id, Some(tasks), timeout)
+}
+
+fn wait_rows(id: &str, tasks: Option<usize>, timeout: Duration) -> String {
     let start = Instant::now();
     let mut previous = String::new();
     loop {
@@ -126,6 +137,7 @@ pub fn wait_done(id: &str, timeout: Duration) -> String {
         let table = parse_sacct(&text, &Origin::Stdin, &SacctOptions::default())
             .unwrap_or_else(|e| panic!("sacct output for job {id} does not parse: {e}\n{text}"));
         let done = !table.rows.is_empty()
+            && tasks.is_none_or(|n| table.rows.len() == n)
             && table.rows.iter().all(|r| {
                 r.state.as_ref().is_some_and(|s| s.is_finished())
                     && r.partition.is_some()
