@@ -7,14 +7,14 @@ use regex::Regex;
 
 use crate::audit::{self, check_columns, whole_run_rows, AuditOptions, SacctQuery};
 use crate::commands::flags;
-use crate::commands::input::read_text_argument;
+use crate::commands::input::{read_text_argument, read_timings_warned};
 use crate::error::{Error, Result};
 use crate::output::{self, Format};
 use crate::shell::text_argument;
 use crate::slurm::cluster::resolve_cluster;
 use crate::slurm::partitions::parse_partitions;
 use crate::slurm::sacct::{parse_sacct, SacctOptions};
-use crate::timings::{read_timings, write_timings_file, IngestOptions};
+use crate::timings::write_timings_file;
 
 // Named here too for the tests' fake sacct, which prints these columns.
 pub use crate::audit::SACCT_FORMAT;
@@ -146,13 +146,8 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
     let timings = if args.timings.is_empty() {
         None
     } else {
-        Some(read_timings(&args.timings, &IngestOptions::default())?)
+        Some(read_timings_warned(&args.timings)?)
     };
-    if let Some(t) = &timings {
-        for warning in &t.warnings {
-            output::warn(warning);
-        }
-    }
     let partitions = match &args.partitions {
         Some(value) => {
             let (text, origin) = read_text_argument(value, "--partitions")?;

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use crate::backtest::export::Format;
 use crate::backtest::{self, BacktestOptions, ProbeDesign, ProbeLength};
 use crate::commands::flags;
+use crate::commands::input::read_timings_warned;
 use crate::error::Result;
 use crate::fit::FitOptions;
 use crate::output;
-use crate::timings::{read_timings, IngestOptions};
 
 /// The description `--help` and the manual page show (set on the subcommand
 /// in `crate::cli`, where the one-line `about` comes from).
@@ -108,10 +108,7 @@ fn parse_fraction(text: &str) -> std::result::Result<f64, String> {
 }
 
 pub fn run(args: &BacktestArgs) -> Result<i32> {
-    let timings = read_timings(&args.paths, &IngestOptions::default())?;
-    for warning in &timings.warnings {
-        output::warn(warning);
-    }
+    let timings = read_timings_warned(&args.paths)?;
     let length = match (args.probe_units, args.probe_fraction) {
         (Some(length), _) => length,
         (None, Some(f)) => ProbeLength::Fraction(f),

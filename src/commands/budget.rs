@@ -11,13 +11,13 @@ use crate::budget::export::{job_scripts, ExportContext, Format, GridDerivation};
 use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
+use crate::commands::input::{load_model_file, read_timings_warned};
 use crate::error::{Error, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output;
 use crate::shell::text_argument;
 use crate::slurm::cluster::resolve_cluster;
-use crate::timings::{read_timings, IngestOptions};
 
 /// The description `--help` and the manual page show (set on the subcommand
 /// in `crate::cli`, where the one-line `about` comes from).
@@ -170,23 +170,10 @@ pub enum NamePartition {
 
 fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
     if !args.timings.is_empty() {
-        let timings = read_timings(&args.timings, &IngestOptions::default())?;
-        for warning in &timings.warnings {
-            output::warn(warning);
-        }
+        let timings = read_timings_warned(&args.timings)?;
         return Ok(fit_timings(&timings, &FitOptions::default())?.model);
     }
-    let path = args
-        .model
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("calib-model.json"));
-    if args.model.is_none() && !path.exists() {
-        return Err(Error::Refused(
-            "no model: give --model FILE (from `calib fit -o`) or timings paths to fit on the fly"
-                .into(),
-        ));
-    }
-    ModelFile::load(&path)
+    load_model_file(args.model.as_deref(), "timings paths to fit on the fly")
 }
 
 /// Writes the job scripts of `--script-dir`, each atomically. Refuses before

@@ -1,12 +1,41 @@
-//! Arguments that carry text: the text itself, `@FILE`, or `-` for standard
-//! input (`calib budget --partitions`, `calib audit SACCT`).
+//! What the commands read: arguments that carry text (the text itself,
+//! `@FILE`, or `-` for standard input: `calib budget --partitions`, `calib
+//! audit SACCT`), timings paths and the model file.
 //!
 //! Files and standard input are read under [`crate::limits`]: lines of at most
 //! 1 MiB, 4 GiB in all, so that `@/dev/zero` or a stream without newlines ends
 //! with a message instead of filling memory.
 
-use crate::error::{Origin, Result};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Origin, Result};
 use crate::limits::{into_text, read_file_bounded, read_stdin_bounded};
+use crate::model::ModelFile;
+use crate::output;
+use crate::timings::{read_timings, IngestOptions, Timings};
+
+/// The timings of `paths` (files or folders), with what reading them warned
+/// of (a file skipped, an empty one) written to stderr.
+pub(crate) fn read_timings_warned(paths: &[PathBuf]) -> Result<Timings> {
+    let timings = read_timings(paths, &IngestOptions::default())?;
+    for warning in &timings.warnings {
+        output::warn(warning);
+    }
+    Ok(timings)
+}
+
+/// The model file `--model` names, else calib-model.json in the current
+/// folder; refused when neither is there, with `instead` saying what else the
+/// command accepts (e.g. "timings paths to fit on the fly").
+pub(crate) fn load_model_file(model: Option<&Path>, instead: &str) -> Result<ModelFile> {
+    let path = model.unwrap_or(Path::new("calib-model.json"));
+    if model.is_none() && !path.exists() {
+        return Err(Error::Refused(format!(
+            "no model: give --model FILE (from `calib fit -o`) or {instead}"
+        )));
+    }
+    ModelFile::load(path)
+}
 
 /// Reads such an argument. `flag` names it in messages (`--partitions`). A file
 /// the user named that cannot be read is bad input (exit 2), like bad text.

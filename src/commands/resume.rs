@@ -10,16 +10,14 @@ use crate::budget::export::GridDerivation;
 use crate::budget::grid::{is_campaign_grid, Grid, MAX_COUNT};
 use crate::commands::budget::NamePartition;
 use crate::commands::flags;
-use crate::commands::input::read_text_argument;
+use crate::commands::input::{load_model_file, read_text_argument, read_timings_warned};
 use crate::error::{Error, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
-use crate::model::ModelFile;
 use crate::output;
 use crate::resume::export::{script_of, ExportContext, Format};
 use crate::resume::{self, ResumeOptions};
 use crate::shell::text_argument;
 use crate::slurm::sacct::{parse_sacct, SacctOptions};
-use crate::timings::{read_timings, IngestOptions};
 
 /// The description `--help` and the manual page show (set on the subcommand
 /// in `crate::cli`, where the one-line `about` comes from).
@@ -157,10 +155,7 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         ));
     }
 
-    let tasks = read_timings(&args.timings, &IngestOptions::default())?;
-    for warning in &tasks.warnings {
-        output::warn(warning);
-    }
+    let tasks = read_timings_warned(&args.timings)?;
     let sacct = match (&args.sacct, &args.jobs) {
         (Some(value), _) => Some(read_text_argument(value, "--sacct")?),
         (None, Some(jobs)) => Some(
@@ -193,22 +188,9 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
     }
 
     let model = if args.probes.is_empty() {
-        let path = args
-            .model
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("calib-model.json"));
-        if args.model.is_none() && !path.exists() {
-            return Err(Error::Refused(
-                "no model: give --model FILE (from `calib fit -o`) or the probe timings as PROBES"
-                    .into(),
-            ));
-        }
-        ModelFile::load(&path)?
+        load_model_file(args.model.as_deref(), "the probe timings as PROBES")?
     } else {
-        let probes = read_timings(&args.probes, &IngestOptions::default())?;
-        for warning in &probes.warnings {
-            output::warn(warning);
-        }
+        let probes = read_timings_warned(&args.probes)?;
         if args.no_checkpoint {
             resume::refit_with(&probes, &selected.tasks)?
         } else {
