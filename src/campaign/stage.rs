@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
 use crate::atomic::{write_file, IfExists};
-use crate::budget::export::{exported_variables, script_argument, GRID_VARIABLE};
+use crate::budget::export::{absolute, exported_variables, script_argument, GRID_VARIABLE};
 use crate::error::{Error, Origin, Result};
 use crate::shell::quote;
 use crate::slurm::sacct::{JobKind, SacctTable};
@@ -143,12 +143,6 @@ pub struct Staged {
     pub trigger: Trigger,
     /// The stage-2 arrays (its `sbatch` lines).
     pub stage2_arrays: usize,
-}
-
-fn absolute(path: &Path, what: &str) -> Result<String> {
-    std::path::absolute(path)
-        .map(|p| p.to_string_lossy().into_owned())
-        .map_err(|e| Error::Refused(format!("{what} {}: {e}", path.display())))
 }
 
 /// The words of a failure, as the trigger states them (the seed's own for

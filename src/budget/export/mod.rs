@@ -40,6 +40,15 @@ pub struct ExportContext {
     pub grid: Option<GridDerivation>,
 }
 
+/// `path` made absolute (against the current folder, `..` kept), as text
+/// for a submission; `what` names it if that fails (the current folder is
+/// gone).
+pub(crate) fn absolute(path: &std::path::Path, what: &str) -> crate::error::Result<String> {
+    std::path::absolute(path)
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(|e| crate::error::Error::Refused(format!("{what} {}: {e}", path.display())))
+}
+
 /// The two absolute paths a task needs to derive its cell: the calib that
 /// made the budget and the grid file. The command lines export the grid as
 /// `CALIB_GRID`; a job script also runs the derivation itself.
@@ -55,11 +64,6 @@ impl GridDerivation {
     /// grid path with a comma is refused: sbatch's `--export` would split it.
     pub fn for_grid(path: &std::path::Path) -> crate::error::Result<GridDerivation> {
         use crate::error::Error;
-        let absolute = |p: &std::path::Path, what: &str| {
-            std::path::absolute(p)
-                .map(|p| p.to_string_lossy().into_owned())
-                .map_err(|e| Error::Refused(format!("{what} {}: {e}", p.display())))
-        };
         let grid = absolute(path, "--grid")?;
         if grid.contains(',') {
             return Err(Error::Refused(format!(
