@@ -542,3 +542,28 @@ fn the_examples_of_calib_grid_run() {
         }
     }
 }
+
+/// sbatch splits `--export` at commas: a grid whose absolute path holds one
+/// would reach the tasks cut short, so budget refuses it, naming the path.
+#[test]
+fn a_grid_path_with_a_comma_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = demo_model(dir.path());
+    let folder = dir.path().join("a,b");
+    std::fs::create_dir(&folder).unwrap();
+    let grid = folder.join("grid.toml");
+    std::fs::copy(common::repo_file("data/campaign/grid.toml"), &grid).unwrap();
+    let out = calib()
+        .args(["budget", "--model"])
+        .arg(&model)
+        .arg("--grid")
+        .arg(&grid)
+        .args(["--cluster", "narval", "--partitions"])
+        .arg(at_repo_file("data/campaign/partitions-narval.txt"))
+        .args(["--format", "sbatch", "--script", "evolve.sh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let e = stderr(&out);
+    assert!(e.contains("a,b") && e.contains("comma"), "{e}");
+}

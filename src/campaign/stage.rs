@@ -50,7 +50,9 @@ use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
 use crate::atomic::{write_file, IfExists};
-use crate::budget::export::{absolute, exported_variables, script_argument, GRID_VARIABLE};
+use crate::budget::export::{
+    absolute, exported_variables, refuse_comma_in_export, script_argument, GRID_VARIABLE,
+};
 use crate::error::{Error, Origin, Result};
 use crate::shell::quote;
 use crate::slurm::sacct::{JobKind, SacctTable};
@@ -376,11 +378,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let grid_abs = std::fs::canonicalize(&plan.grid_path)
         .map(|p| p.to_string_lossy().into_owned())
         .map_err(|e| Error::Refused(format!("the grid {}: {e}", plan.grid_path.display())))?;
-    if grid_abs.contains(',') {
-        return Err(Error::Refused(format!(
-            "the grid path {grid_abs} holds a comma, which sbatch's --export would split; move or rename it"
-        )));
-    }
+    refuse_comma_in_export(&grid_abs, "the grid")?;
     let arrays = same_submission(plan, Path::new(&grid_abs))?;
     let stratum = smoke_stratum(&grid, plan.stratum.as_deref())?;
     let workdir = absolute(Path::new("."), "the working folder")?;

@@ -49,6 +49,17 @@ pub(crate) fn absolute(path: &std::path::Path, what: &str) -> crate::error::Resu
         .map_err(|e| crate::error::Error::Refused(format!("{what} {}: {e}", path.display())))
 }
 
+/// Refuses a path that sbatch's `--export` list would split at its comma
+/// (`what` names it): the task would get a truncated value.
+pub(crate) fn refuse_comma_in_export(path: &str, what: &str) -> crate::error::Result<()> {
+    if path.contains(',') {
+        return Err(crate::error::Error::Refused(format!(
+            "{what} {path}: the path holds a comma, which sbatch's --export would split; move or rename the file"
+        )));
+    }
+    Ok(())
+}
+
 /// The two absolute paths a task needs to derive its cell: the calib that
 /// made the budget and the grid file. The command lines export the grid as
 /// `CALIB_GRID`; a job script also runs the derivation itself.
@@ -65,11 +76,7 @@ impl GridDerivation {
     pub fn for_grid(path: &std::path::Path) -> crate::error::Result<GridDerivation> {
         use crate::error::Error;
         let grid = absolute(path, "--grid")?;
-        if grid.contains(',') {
-            return Err(Error::Refused(format!(
-                "--grid {grid}: the path holds a comma, which sbatch's --export would split; move or rename the grid file"
-            )));
-        }
+        refuse_comma_in_export(&grid, "--grid")?;
         let calib = std::env::current_exe()
             .map_err(|e| Error::io("cannot find calib's own path for the job scripts", e))?;
         Ok(GridDerivation {
