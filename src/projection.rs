@@ -385,21 +385,33 @@ pub struct Projector<'a> {
 /// N's totals fit on the stack.
 const MAX_FORMS: usize = Form::ALL.len();
 
+/// P̄: the forms' totals (in the order of `evals`) averaged on the log
+/// scale with the forms' weights.
+fn weighted_geometric_mean(evals: &[Evaluator], totals: &[f64]) -> f64 {
+    evals
+        .iter()
+        .zip(totals)
+        .map(|(e, t)| e.curve.weight * t.max(f64::MIN_POSITIVE).ln())
+        .sum::<f64>()
+        .exp()
+}
+
 impl<'a> Projector<'a> {
     pub fn new(params: &'a ProjectionParams) -> Self {
-        let evals = params
+        let evals: Vec<Evaluator<'a>> = params
             .curves()
             .map(|c| Evaluator::new(c, params.probe_units, params.min_unit_cost_s))
             .collect();
-        let mut projector = Projector {
+        let horizon = params.probe_units.max(1);
+        let at_horizon: Vec<f64> = evals.iter().map(|e| e.total(horizon)).collect();
+        let averaged_at_horizon = weighted_geometric_mean(&evals, &at_horizon);
+        Projector {
             evals,
             spread: &params.spread,
-            horizon: params.probe_units.max(1),
+            horizon,
             kappa: params.extrapolation_kappa,
-            averaged_at_horizon: f64::NAN,
-        };
-        projector.averaged_at_horizon = projector.averaged(projector.horizon);
-        projector
+            averaged_at_horizon,
+        }
     }
 
     /// The chosen form's P(N) (levels not applied).
@@ -466,20 +478,9 @@ impl<'a> Projector<'a> {
         (totals, count)
     }
 
-    /// P̄ from the forms' totals: their weighted geometric mean.
+    /// P̄ from the forms' totals at one N.
     fn averaged_of(&self, totals: &[f64]) -> f64 {
-        self.evals
-            .iter()
-            .zip(totals)
-            .map(|(e, t)| e.curve.weight * t.max(f64::MIN_POSITIVE).ln())
-            .sum::<f64>()
-            .exp()
-    }
-
-    /// P̄(N): the weighted geometric mean of the forms' projections.
-    fn averaged(&self, n: u64) -> f64 {
-        let (totals, count) = self.totals(n);
-        self.averaged_of(&totals[..count])
+        weighted_geometric_mean(&self.evals, totals)
     }
 
     /// Centre, log-variance and degrees of freedom of a new run at N.
