@@ -363,6 +363,29 @@ fn a_probe_too_short_for_the_run_gives_no_time_and_exits_3() {
     assert!(notes.contains("calib probe --units 10"), "{notes}");
 }
 
+/// `calib budget --format sbatch --script evolve.sh` of the demo campaign's
+/// probes and grid, as the campaign being resumed was submitted.
+fn demo_grid_budget(extra: &[&str]) -> std::process::Output {
+    calib()
+        .current_dir(repo_file(""))
+        .args([
+            "budget",
+            "data/trend-probe-60x3.csv",
+            "data/spread-20.csv",
+            "--grid",
+            "data/campaign/grid.toml",
+            "--partitions",
+            &format!("@{PARTITIONS}"),
+            "--format",
+            "sbatch",
+            "--script",
+            "evolve.sh",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 /// The live `sbatch` lines of a `--format sbatch` output.
 fn live_lines(out: &std::process::Output) -> Vec<String> {
     assert!(out.status.success(), "{}\n{}", stdout(out), stderr(out));
@@ -401,23 +424,7 @@ fn a_grid_campaign_is_resumed_with_its_grid_exported_and_its_cells_indexes() {
         lines[0]
     );
     // The same --export as calib budget --grid gives the stratum's first array.
-    let budget = calib()
-        .current_dir(repo_file(""))
-        .args([
-            "budget",
-            "data/trend-probe-60x3.csv",
-            "data/spread-20.csv",
-            "--grid",
-            "data/campaign/grid.toml",
-            "--partitions",
-            &format!("@{PARTITIONS}"),
-            "--format",
-            "sbatch",
-            "--script",
-            "evolve.sh",
-        ])
-        .output()
-        .unwrap();
+    let budget = demo_grid_budget(&[]);
     let export = |line: &str| {
         line.split(' ')
             .find(|w| w.starts_with("--export="))
@@ -489,25 +496,7 @@ fn a_task_index_outside_the_grid_s_cells_is_refused() {
 fn job_scripts_of_budget_s_script_dir_are_what_resume_submits() {
     let dir = tempfile::tempdir().unwrap();
     let jobs = dir.path().join("jobs");
-    let budget = calib()
-        .current_dir(repo_file(""))
-        .args([
-            "budget",
-            "data/trend-probe-60x3.csv",
-            "data/spread-20.csv",
-            "--grid",
-            "data/campaign/grid.toml",
-            "--partitions",
-            &format!("@{PARTITIONS}"),
-            "--format",
-            "sbatch",
-            "--script",
-            "evolve.sh",
-            "--script-dir",
-            jobs.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let budget = demo_grid_budget(&["--script-dir", jobs.to_str().unwrap()]);
     let submitted = live_lines(&budget)
         .into_iter()
         .find(|l| l.contains("dataset-Y"))
