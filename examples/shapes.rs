@@ -10,6 +10,11 @@
 //! the timings contract with end rows, ready for `calib backtest`. Every run of a
 //! campaign differs from the others by a log-normal level (sd 5%) and by its own
 //! draw of the shape's random parts, as seeds of one configuration do.
+//!
+//! Beside each, `OUT_DIR/<shape>.features` (`run,feature_unit`): the first unit
+//! at which each run shows its shape's feature (see [`unit_costs`]), so that a
+//! backtest's misses can be split by whether its probe runs reached that unit,
+//! i.e. whether the probe could have seen what was coming.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -89,45 +94,63 @@ fn campaign(shape: &str, n: u64, rng: &mut Rng) -> Campaign {
     Campaign { base, p }
 }
 
-fn unit_costs(shape: &str, c: &Campaign, n: u64, rng: &mut Rng) -> Vec<f64> {
+/// One run's per-unit costs, and the first unit at which the run shows its
+/// shape's feature (0 when it never does): the event a probe must include to
+/// see what is coming. Saturation bends from unit 1; the onset's feature is the
+/// unit whose cost is 10% above unit 1's; a regime's or a kink's, the first unit
+/// after the change; a random walk's, the first unit 10% off its start; heavy
+/// tails', the first unit at least 1.5 times its trend; transients', the first
+/// slow unit.
+fn unit_costs(shape: &str, c: &Campaign, n: u64, rng: &mut Rng) -> (Vec<f64>, u64) {
     let level = (0.05 * rng.normal()).exp() * c.base;
     let mut walk = 0.0;
-    (1..=n)
+    let mut feature = 0;
+    let mut first_cost = None;
+    let costs = (1..=n)
         .map(|i| {
             let x = i as f64;
             let noise = (0.03 * rng.normal()).exp();
-            let cost = match shape {
-                "saturating" => 1.0 + c.p[0] * (1.0 - (-x / c.p[1]).exp()),
-                "exponential_onset" => (1.0 + c.p[0] * ((x - c.p[1]) / c.p[2]).exp()).min(20.0),
+            let (cost, shows_feature) = match shape {
+                "saturating" => (1.0 + c.p[0] * (1.0 - (-x / c.p[1]).exp()), true),
+                "exponential_onset" => {
+                    let cost = (1.0 + c.p[0] * ((x - c.p[1]) / c.p[2]).exp()).min(20.0);
+                    (cost, cost >= 1.1 * *first_cost.get_or_insert(cost))
+                }
                 "piecewise_regimes" => {
                     if x <= c.p[0] {
-                        1.0
+                        (1.0, false)
                     } else {
-                        c.p[1]
+                        (c.p[1], true)
                     }
                 }
-                "decelerating_kink" => {
-                    1.0 + c.p[0] * x.min(c.p[1]) + 0.1 * c.p[0] * (x - c.p[1]).max(0.0)
-                }
+                "decelerating_kink" => (
+                    1.0 + c.p[0] * x.min(c.p[1]) + 0.1 * c.p[0] * (x - c.p[1]).max(0.0),
+                    x > c.p[1],
+                ),
                 "random_walk_rate" => {
                     walk += c.p[0] * rng.normal();
-                    walk.exp()
+                    (walk.exp(), walk.abs() >= 1.1f64.ln())
                 }
                 "heavy_tailed_noise" => {
-                    (1.0 + c.p[0] * x) * (c.p[1] * student_t2(rng)).exp().min(50.0)
+                    let tail = (c.p[1] * student_t2(rng)).exp().min(50.0);
+                    ((1.0 + c.p[0] * x) * tail, tail >= 1.5)
                 }
                 "transient_slow_units" => {
                     if rng.uniform() < c.p[0] {
-                        c.p[1]
+                        (c.p[1], true)
                     } else {
-                        1.0
+                        (1.0, false)
                     }
                 }
                 _ => unreachable!(),
             };
+            if shows_feature && feature == 0 {
+                feature = i;
+            }
             level * cost * noise
         })
-        .collect()
+        .collect();
+    (costs, feature)
 }
 
 fn main() -> std::io::Result<()> {
@@ -146,13 +169,16 @@ fn main() -> std::io::Result<()> {
     for (k, shape) in SHAPES.iter().enumerate() {
         let mut rng = Rng::new(2026 + k as u64);
         let mut text = String::from("run,stratum,unit,elapsed_s,end\n");
+        let mut features = String::from("run,feature_unit\n");
         for j in 0..campaigns {
             let c = campaign(shape, units, &mut rng);
             let stratum = format!("\"campaign={j:04},shape={shape}\"");
             for r in 0..runs {
                 let startup = c.base * uniform(&mut rng, 1.0, 3.0);
                 let mut t = startup;
-                for (i, cost) in unit_costs(shape, &c, units, &mut rng).iter().enumerate() {
+                let (costs, feature) = unit_costs(shape, &c, units, &mut rng);
+                let _ = writeln!(features, "c{j}r{r},{feature}");
+                for (i, cost) in costs.iter().enumerate() {
                     t += cost;
                     let _ = writeln!(text, "c{j}r{r},{stratum},{},{t:.6},", i + 1);
                 }
@@ -161,6 +187,8 @@ fn main() -> std::io::Result<()> {
         }
         let path = out.join(format!("{shape}.csv"));
         std::fs::File::create(&path)?.write_all(text.as_bytes())?;
+        std::fs::File::create(out.join(format!("{shape}.features")))?
+            .write_all(features.as_bytes())?;
         eprintln!(
             "wrote {} ({campaigns} campaigns x {runs} runs x {units} units)",
             path.display()
