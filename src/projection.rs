@@ -205,6 +205,34 @@ impl ProjectionParams {
     pub fn curves(&self) -> impl Iterator<Item = &Curve> {
         std::iter::once(&self.chosen).chain(&self.alternatives)
     }
+
+    /// What a restart from a checkpoint at unit `k` of a run of `n` units
+    /// costs a typical run (level 1), the largest over the plausible forms:
+    /// the startup paid again, and the costliest unit left, which a kill in
+    /// the middle of it loses (the first or the last of units k+1..=n: a cost
+    /// curve rises or falls along the run; 0 when none is left).
+    pub fn restart_costs(&self, k: u64, n: u64) -> RestartCosts {
+        let evaluators: Vec<Evaluator> = self
+            .curves()
+            .map(|c| Evaluator::new(c, self.probe_units, self.min_unit_cost_s))
+            .collect();
+        let most = |f: &dyn Fn(&Evaluator) -> f64| evaluators.iter().map(f).fold(0.0, f64::max);
+        RestartCosts {
+            startup_s: most(&|e| e.total(0)),
+            unit_s: if k < n {
+                most(&|e| (e.total(k + 1) - e.total(k)).max(e.total(n) - e.total(n - 1)))
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// See [`ProjectionParams::restart_costs`]; seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RestartCosts {
+    pub startup_s: f64,
+    pub unit_s: f64,
 }
 
 /// A projection's three figures, seconds.

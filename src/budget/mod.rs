@@ -245,8 +245,18 @@ fn budget_stratum(
             stratum.stratum, projection.predicted_s, projection.floor_s, projection.upper_s
         )));
     }
-    let decision = rule::decide(projection.floor_s, projection.upper_s, caps);
-    let mut decision = decision;
+    let mut decision = rule::decide(projection.floor_s, projection.upper_s, caps);
+    // The rule counts ceil(upper / cap) segments; a checkpointed run also pays
+    // its startup again in every segment and loses the unit a kill interrupts.
+    let restart = stratum.projection.restart_costs(0, units);
+    if decision.status == Status::OverCap {
+        decision.segments = rule::segments(
+            projection.upper_s,
+            restart.startup_s,
+            restart.unit_s,
+            decision.segment_minutes() as f64 * 60.0,
+        );
+    }
     let mut support_note = None;
     if let Some(why) = &support {
         let text = why.explain(units, stratum.projection.probe_units);
@@ -289,16 +299,27 @@ fn budget_stratum(
             }
         }
         Status::OverCap => {
-            let segments = decision.segments.unwrap_or(2);
             // An unlimited partition still caps a task at the longest --time.
             let cap_s = decision.largest_cap_s.min((SBATCH_MAX_MINUTES * 60) as f64);
-            notes.push(format!(
-                "over_cap: even the measured cost ({}) exceeds the largest cap ({}); no single task can finish. Checkpoint and requeue: {segments} segments of at most {} each (about {} units per segment)",
+            let head = format!(
+                "over_cap: even the measured cost ({}) exceeds the largest cap ({}); no single task can finish",
                 human_duration(projection.floor_s),
                 human_duration(cap_s),
-                format_minutes((cap_s / 60.0).floor().max(1.0) as u64),
-                units.div_ceil(segments),
-            ));
+            );
+            notes.push(match decision.segments {
+                Some(segments) => format!(
+                    "{head}. Checkpoint and requeue: {segments} segments with --time={} each (about {} units per segment); each pays the startup again ({}) and, killed at its limit, loses up to the unit in progress ({})",
+                    format_minutes(decision.segment_minutes()),
+                    units.div_ceil(segments),
+                    human_duration(restart.startup_s),
+                    human_duration(restart.unit_s),
+                ),
+                None => format!(
+                    "{head}, and a segment at that cap cannot finish even one unit after its startup ({} + {}): no number of resubmissions completes the run; it needs a partition with a longer cap",
+                    human_duration(restart.startup_s),
+                    human_duration(restart.unit_s),
+                ),
+            });
         }
         Status::Ok | Status::Unsupported => {}
     }

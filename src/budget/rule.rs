@@ -12,6 +12,9 @@
 //!    is the smallest whose cap holds it (`ok`).
 //! 3. If even `floor_s` exceeds the largest cap the stratum is `over_cap`: no
 //!    single task can finish; it must checkpoint into segments that each fit.
+//!    [`decide`] counts `ceil(upper_s / cap)` of them; a caller that knows the
+//!    run's restart costs recounts with [`segments`], since every segment pays
+//!    the startup again and loses the unit a kill interrupts.
 //!
 //! Times are whole minutes, because Slurm stores `--time` in minutes (seconds
 //! round up) and reads 0 as "no limit"; a cap is used only at whole minutes at or
@@ -76,6 +79,34 @@ impl Decision {
     pub fn time_s(&self) -> u64 {
         self.minutes * 60
     }
+
+    /// The `--time` of each segment of an `over_cap` run: the largest cap in
+    /// whole minutes (the longest `--time` for an unlimited one).
+    pub fn segment_minutes(&self) -> u64 {
+        let minutes = if self.largest_cap_s.is_finite() {
+            (self.largest_cap_s / 60.0).floor() as u64
+        } else {
+            SBATCH_MAX_MINUTES
+        };
+        minutes.clamp(1, SBATCH_MAX_MINUTES)
+    }
+}
+
+/// The segments (each `segment_s` long) that a run bounded by `upper_s`
+/// takes when it does not fit in one: every segment pays the restart's
+/// `startup_s` again and, killed at its walltime, loses up to the unit in
+/// progress (`unit_s`, redone by the next one), so it does `segment_s -
+/// startup_s - unit_s` of the work; the work is `upper_s - startup_s` (the
+/// bound counts one startup). `None` when a segment cannot do even one unit
+/// after its startup: no number of resubmissions finishes.
+pub fn segments(upper_s: f64, startup_s: f64, unit_s: f64, segment_s: f64) -> Option<u64> {
+    let per_segment = segment_s - startup_s - unit_s;
+    if per_segment <= 0.0 || per_segment.is_nan() {
+        return None;
+    }
+    let work = (upper_s - startup_s).max(0.0);
+    // In floating point, so that a need far beyond any cap is counted, not clamped.
+    Some((work / per_segment).ceil().clamp(1.0, u64::MAX as f64) as u64)
 }
 
 /// Whole minutes usable under a cap (a cap of 3:00:30 allows 180 minutes).
@@ -155,6 +186,19 @@ pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_segment_pays_the_startup_and_the_unit_a_kill_loses() {
+        let (hour, minute) = (3600.0, 60.0);
+        // 9.5 h of work after a 30 min startup, 20 min units, 3 h cap: each
+        // segment does 2 h 10 min, so 5 (ceil(10 h / 3 h) would say 4).
+        assert_eq!(
+            segments(10.0 * hour, 30.0 * minute, 20.0 * minute, 3.0 * hour),
+            Some(5)
+        );
+        // A cap that holds the startup and one unit, no more: nothing is done.
+        assert_eq!(segments(10.0 * hour, 2.0 * hour, hour, 3.0 * hour), None);
+    }
 
     fn caps(hours: &[f64]) -> Vec<Cap> {
         hours

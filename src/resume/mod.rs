@@ -54,7 +54,7 @@
 //! ([`crate::budget::rule`]) turns them into the `--time` and the partition,
 //! never below the remainder projected at the runs' own pace (`over_cap`
 //! when even that exceeds the largest cap: the run needs several
-//! resubmissions, each resuming; see [`segments`]).
+//! resubmissions, each resuming; see [`rule::segments`]).
 //!
 //! # A program that cannot resume
 //!
@@ -99,7 +99,7 @@ use crate::output::human_duration;
 use crate::projection::{Evaluator, ProjectionParams};
 use crate::slurm::partitions::Selection;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctTable};
-use crate::slurm::time::{format_minutes, SBATCH_MAX_MINUTES};
+use crate::slurm::time::format_minutes;
 use crate::timings::{RunEnd, RunTimings, Timings};
 
 /// What the user asked for.
@@ -369,23 +369,6 @@ pub struct Remainder {
     pub unit_s: f64,
 }
 
-/// The segments at the largest cap (each `segment_s` long) that a remainder
-/// bounded by `upper_s` takes when it does not fit in one: every segment
-/// pays the restart's `startup_s` again and, killed at its walltime, loses
-/// up to the unit in progress (`unit_s`, redone by the next one), so it does
-/// `segment_s - startup_s - unit_s` of the work; the work is `upper_s -
-/// startup_s` (the bound counts one startup). `None` when a segment cannot
-/// do even one unit after its startup: no number of resubmissions finishes.
-pub fn segments(upper_s: f64, startup_s: f64, unit_s: f64, segment_s: f64) -> Option<u64> {
-    let per_segment = segment_s - startup_s - unit_s;
-    if per_segment <= 0.0 || per_segment.is_nan() {
-        return None;
-    }
-    let work = (upper_s - startup_s).max(0.0);
-    // In floating point, so that a need far beyond any cap is counted, not clamped.
-    Some((work / per_segment).ceil().clamp(1.0, u64::MAX as f64) as u64)
-}
-
 /// The remainder of a run that recorded `points` (unit, elapsed seconds;
 /// last unit k < `units`) under the stratum's projection parameters, with
 /// `margin_ln` the log-scale margin of the bound (see the module docs).
@@ -416,14 +399,8 @@ pub fn remainder(
             (startup * level + (e.total(units) - e.total(k)) * rate, *w)
         })
         .collect();
-    let most = |f: &dyn Fn(&Evaluator) -> f64| evals.iter().map(|(e, _)| f(e)).fold(0.0, f64::max);
-    let startup_s = most(&|e| e.total(0) * level);
-    // The first and the last unit left: a cost curve rises or falls along the run.
-    let unit_s = if k < units {
-        most(&|e| (e.total(k + 1) - e.total(k)).max(e.total(units) - e.total(units - 1)) * rate)
-    } else {
-        0.0
-    };
+    let restart = params.restart_costs(k, units);
+    let (startup_s, unit_s) = (restart.startup_s * level, restart.unit_s * rate);
     let floor_s = remaining.iter().map(|r| r.0).fold(0.0, f64::max);
     let predicted_s = remaining
         .iter()
@@ -477,19 +454,9 @@ impl StratumResume {
     }
 
     /// For `over_cap`: the `--time` of each segment, the largest cap in
-    /// whole minutes (see [`segments`]).
+    /// whole minutes (see [`rule::segments`]).
     pub fn segment_minutes(&self) -> Option<u64> {
-        (self.decision.status == Status::OverCap).then(|| Self::segment_minutes_of(&self.decision))
-    }
-
-    fn segment_minutes_of(decision: &Decision) -> u64 {
-        let cap_s = decision.largest_cap_s;
-        let minutes = if cap_s.is_finite() {
-            (cap_s / 60.0).floor() as u64
-        } else {
-            SBATCH_MAX_MINUTES
-        };
-        minutes.clamp(1, SBATCH_MAX_MINUTES)
+        (self.decision.status == Status::OverCap).then(|| self.decision.segment_minutes())
     }
 
     /// The resubmissions: one per array the killed tasks came from (its
@@ -772,8 +739,8 @@ fn resume_stratum(
     if decision.status == Status::OverCap {
         // budget's rule counts ceil(upper / cap) segments of a run that never
         // stops; a resumed one pays its startup again and loses a unit at each kill.
-        let segment_s = StratumResume::segment_minutes_of(&decision) as f64 * 60.0;
-        decision.segments = segments(upper_s, startup_s, unit_s, segment_s);
+        let segment_s = decision.segment_minutes() as f64 * 60.0;
+        decision.segments = rule::segments(upper_s, startup_s, unit_s, segment_s);
     }
     if new_run.decision.status == Status::Unsupported {
         decision = Decision {
@@ -846,7 +813,7 @@ fn rerun_stratum(
 }
 
 /// What the bucket rule did, in words (`calib budget`'s notes, for a
-/// remainder; `startup_s` and `unit_s` as [`segments`] takes them).
+/// remainder; `startup_s` and `unit_s` as [`rule::segments`] takes them).
 fn decision_notes(
     decision: &Decision,
     floor_s: f64,
@@ -864,7 +831,7 @@ fn decision_notes(
             human_duration(decision.time_s() as f64 - floor_s),
         )),
         Status::OverCap => {
-            let segment_minutes = StratumResume::segment_minutes_of(decision);
+            let segment_minutes = decision.segment_minutes();
             let segment_s = (segment_minutes * 60) as f64;
             let head = format!(
                 "over_cap: even the remainder projected at the runs' own pace ({}) exceeds the largest cap ({})",
@@ -1015,19 +982,6 @@ mod tests {
             "{r:?}"
         );
         assert!(r.upper_s >= r.floor_s);
-    }
-
-    #[test]
-    fn each_segment_pays_the_startup_and_the_unit_a_kill_loses() {
-        let (hour, minute) = (3600.0, 60.0);
-        // 9.5 h of work after a 30 min startup, 20 min units, 3 h cap: each
-        // segment does 2 h 10 min, so 5 (ceil(10 h / 3 h) would say 4).
-        assert_eq!(
-            segments(10.0 * hour, 30.0 * minute, 20.0 * minute, 3.0 * hour),
-            Some(5)
-        );
-        // A cap that holds the startup and one unit, no more: nothing is done.
-        assert_eq!(segments(10.0 * hour, 2.0 * hour, hour, 3.0 * hour), None);
     }
 
     #[test]

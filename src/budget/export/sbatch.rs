@@ -110,11 +110,16 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
             "--time={} in {partition} (rounded_down): the largest cap between the measured cost and the upper bound",
             s.time()
         ),
-        Status::OverCap => format!(
-            "no --time (over_cap): even the measured cost exceeds the largest cap, {}; checkpoint the run into {} segments of at most that. Not submitted: the line below is commented out",
-            largest_cap(),
-            s.decision.segments.unwrap_or(2)
-        ),
+        Status::OverCap => match s.decision.segments {
+            Some(segments) => format!(
+                "no --time (over_cap): even the measured cost exceeds the largest cap, {}; checkpoint the run into {segments} segments of at most that. Not submitted: the line below is commented out",
+                largest_cap(),
+            ),
+            None => format!(
+                "no --time (over_cap): even the measured cost exceeds the largest cap, {}, and a segment of that length cannot finish one unit after its startup (see the note below). Not submitted: the line below is commented out",
+                largest_cap(),
+            ),
+        },
         Status::Unsupported => "no --time (unsupported): the probe cannot support one (see the note below); probe as it says, or pass --allow-guess".to_string(),
     };
     let mut lines = vec![format!("stratum {}: {choice}", s.stratum)];
