@@ -17,11 +17,15 @@
 //! * `PR_SET_PDEATHSIG` = `TERM` (Linux): the kernel sends `TERM` to the
 //!   command itself, its direct child only, the moment calib dies;
 //! * the **watchdog**: a small `/bin/sh` process in a group of its own, started
-//!   next to the command, that waits for end-of-file on a pipe whose only
+//!   before the command, that waits for end-of-file on a pipe whose only
 //!   writer is calib. It sees that end-of-file when calib dies, however it
 //!   dies, and then sends `TERM` to the command's whole group, and `KILL` after
 //!   `--grace` (rounded up to whole seconds) if any of the group is still
-//!   there. When a run ends normally calib kills the watchdog first.
+//!   there. When a run ends normally calib kills the watchdog first. What to
+//!   signal is the pipe's first line, written by the command's own process
+//!   between fork and exec: calib cannot die at a moment when the command runs
+//!   and the watchdog does not know it (the forked process holds a copy of the
+//!   pipe's write end until its exec, so the end-of-file comes after that line).
 //!
 //! The output pipes alone would not be enough: a process that writes to them
 //! after calib died gets `SIGPIPE`, but one that never writes (a `sleep`, a
@@ -37,7 +41,7 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, PipeWriter};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -107,24 +111,7 @@ impl Supervised {
         if unbuffered && std::env::var_os("PYTHONUNBUFFERED").is_none() {
             command.env("PYTHONUNBUFFERED", "1");
         }
-        #[cfg(target_os = "linux")]
-        // SAFETY: std makes pre_exec unsafe because the closure runs in the
-        // forked child before exec, where only async-signal-safe calls are
-        // allowed; it makes one prctl system call and touches no memory.
-        unsafe {
-            command.pre_exec(|| {
-                let _ = rustix::process::set_parent_process_death_signal(Some(Signal::TERM));
-                Ok(())
-            });
-        }
-        let started_at = chrono::Utc::now();
-        let start = Instant::now();
-        let mut child = command
-            .spawn()
-            .map_err(|e| Error::io(format!("cannot start `{}`", argv[0].to_string_lossy()), e))?;
-        let pid = child.id() as i32;
-        let target = if own_group { -pid } else { pid };
-        let (watchdog, watchdog_error) = match Watchdog::start(target, grace) {
+        let (watchdog, watchdog_error) = match Watchdog::start(grace) {
             Ok(w) => (Some(w), None),
             Err(e) => (
                 None,
@@ -134,6 +121,43 @@ impl Supervised {
                 )),
             ),
         };
+        let lifeline = watchdog.as_ref().map(|w| w.lifeline.as_raw_fd());
+        // SAFETY: std makes pre_exec unsafe because the closure runs in the
+        // forked child before exec, where only async-signal-safe calls are
+        // allowed; it makes system calls (prctl, getpid, write) on a stack
+        // buffer and allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                #[cfg(target_os = "linux")]
+                let _ = rustix::process::set_parent_process_death_signal(Some(Signal::TERM));
+                if let Some(fd) = lifeline {
+                    let pid = rustix::process::getpid().as_raw_nonzero().get();
+                    let mut line = TargetLine::default();
+                    let text = line.format(if own_group { -pid } else { pid });
+                    // The fd is calib's open pipe, inherited by this fork.
+                    let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
+                    let _ = rustix::io::write(fd, text);
+                }
+                Ok(())
+            });
+        }
+        let started_at = chrono::Utc::now();
+        let start = Instant::now();
+        let spawned = command.spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) => {
+                if let Some(watchdog) = watchdog {
+                    watchdog.stand_down();
+                }
+                return Err(Error::io(
+                    format!("cannot start `{}`", argv[0].to_string_lossy()),
+                    e,
+                ));
+            }
+        };
+        let pid = child.id() as i32;
+        let target = if own_group { -pid } else { pid };
         let stdout = child.stdout.take().map(OwnedFd::from);
         let stderr = child.stderr.take().map(OwnedFd::from);
         Ok(Started {
@@ -267,23 +291,55 @@ impl Drop for Supervised {
 /// The shell that runs the watchdog (POSIX places one there).
 const WATCHDOG_SHELL: &str = "/bin/sh";
 
-/// The watchdog's script. `$1` is what to signal (`-<group>` or a pid), `$2`
-/// the grace in whole seconds. It ignores the signals a terminal or a batch
-/// system sends to stop things, waits for end-of-file on stdin (calib never
-/// writes to it), then stops `$1`: `TERM` and `CONT`, and `KILL` if anything
-/// of it is left after the grace.
+/// The watchdog's script. `$1` is the grace in whole seconds. It ignores the
+/// signals a terminal or a batch system sends to stop things, reads what to
+/// signal (`-<group>` or a pid: the first line on stdin, which the command's
+/// process writes before its exec; none when calib died before the command
+/// was started), waits for end-of-file, then stops it: `TERM` and `CONT`, and
+/// `KILL` if anything of it is left after the grace.
 const WATCHDOG_SCRIPT: &str = r#"trap '' HUP INT QUIT TERM USR1 USR2 PIPE
+read -r target || exit 0
 while read -r _; do :; done
-kill -s TERM -- "$1" 2>/dev/null || exit 0
-kill -s CONT -- "$1" 2>/dev/null
+kill -s TERM -- "$target" 2>/dev/null || exit 0
+kill -s CONT -- "$target" 2>/dev/null
 i=0
-while [ "$i" -lt "$2" ]; do
+while [ "$i" -lt "$1" ]; do
   sleep 1
-  kill -s 0 -- "$1" 2>/dev/null || exit 0
+  kill -s 0 -- "$target" 2>/dev/null || exit 0
   i=$((i + 1))
 done
-kill -s KILL -- "$1" 2>/dev/null
+kill -s KILL -- "$target" 2>/dev/null
 "#;
+
+/// The watchdog's first line, `<target>\n`, formatted in place: the forked
+/// child that writes it may not allocate.
+#[derive(Default)]
+struct TargetLine {
+    bytes: [u8; 24],
+}
+
+impl TargetLine {
+    fn format(&mut self, target: i32) -> &[u8] {
+        let mut end = self.bytes.len();
+        end -= 1;
+        self.bytes[end] = b'\n';
+        // i64: the magnitude of i32::MIN does not fit an i32.
+        let mut rest = i64::from(target).abs();
+        loop {
+            end -= 1;
+            self.bytes[end] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        if target < 0 {
+            end -= 1;
+            self.bytes[end] = b'-';
+        }
+        &self.bytes[end..]
+    }
+}
 
 /// The process that stops the command's group when calib dies (module docs).
 struct Watchdog {
@@ -295,14 +351,13 @@ struct Watchdog {
 }
 
 impl Watchdog {
-    fn start(target: i32, grace: Duration) -> std::io::Result<Watchdog> {
+    fn start(grace: Duration) -> std::io::Result<Watchdog> {
         let (reader, lifeline) = std::io::pipe()?;
         let grace_s = grace.as_secs() + u64::from(grace.subsec_nanos() > 0);
         let process = Command::new(WATCHDOG_SHELL)
             .arg("-c")
             .arg(WATCHDOG_SCRIPT)
             .arg("calib-watchdog")
-            .arg(target.to_string())
             .arg(grace_s.to_string())
             .stdin(reader)
             .stdout(Stdio::null())
@@ -323,5 +378,18 @@ impl Watchdog {
     /// not waited for (that takes up to the grace).
     fn release(self) {
         drop(self.lifeline);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TargetLine;
+
+    #[test]
+    fn the_watchdogs_first_line_is_the_target_in_decimal() {
+        for target in [0, 7, -7, 4_194_304, -4_194_304, i32::MAX, i32::MIN] {
+            let mut line = TargetLine::default();
+            assert_eq!(line.format(target), format!("{target}\n").as_bytes());
+        }
     }
 }
