@@ -491,16 +491,6 @@ fn a_cluster_line_in_the_partition_list_sets_the_target() {
     assert_eq!(doc["target_cluster"], "killarney");
 }
 
-// MODEL-DEPENDENT (model_json, and a cost of about `rate_s` per unit): two
-// strata, one of about 1 h 40 min (100 units x 60 s), one of about 48 h
-// (2880 units x 60 s), budgeted where the buckets stop at b3 (24 h), as in
-// seed case 6. The slow one is over_cap: exit 3, and the fast one keeps its
-// own short bucket.
-// An over-cap run whose startup is a large part of a segment: every
-// segment pays the 10 h startup again and loses the unit a kill interrupts,
-// so the 24 h cap does about 14 h of work per segment, and the run needs a
-// segment more than dividing its bound by the cap says (whose last segment
-// would end short of the run).
 /// A model of runs with a 10 h startup and 1 min units, probed to 600 units.
 fn startup_heavy_model(dir: &std::path::Path) -> std::path::PathBuf {
     let mut csv = String::from("run,stratum,unit,elapsed_s\n");
@@ -529,11 +519,11 @@ fn startup_heavy_model(dir: &std::path::Path) -> std::path::PathBuf {
     model
 }
 
-#[test]
-fn over_cap_segments_pay_the_startup_again() {
+/// The budget (JSON) of 2880 units of [`startup_heavy_model`] under
+/// `partitions`: its one stratum, which must be `over_cap`.
+fn startup_heavy_over_cap(partitions: &str) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let model = startup_heavy_model(dir.path());
-    let list = "short 3:00:00\nlong 1-00:00:00\n";
     let out = budget(
         dir.path(),
         &[
@@ -542,15 +532,26 @@ fn over_cap_segments_pay_the_startup_again() {
             "--units",
             "2880",
             "--partitions",
-            list,
+            partitions,
             "--format",
             "json",
         ],
         3,
     );
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let slow = &doc["strata"][0];
+    let slow = doc["strata"][0].clone();
     assert_eq!(slow["status"], "over_cap", "{slow}");
+    slow
+}
+
+// An over-cap run whose startup is a large part of a segment: every
+// segment pays the 10 h startup again and loses the unit a kill interrupts,
+// so the 24 h cap does about 14 h of work per segment, and the run needs a
+// segment more than dividing its bound by the cap says (whose last segment
+// would end short of the run).
+#[test]
+fn over_cap_segments_pay_the_startup_again() {
+    let slow = startup_heavy_over_cap("short 3:00:00\nlong 1-00:00:00\n");
     let upper_s = slow["upper_s"].as_f64().unwrap();
     // Each segment: 24 h - 10 h startup - a 1 min unit.
     let per_segment_s = 86_400.0 - 36_000.0 - 60.0;
@@ -567,29 +568,16 @@ fn over_cap_segments_pay_the_startup_again() {
 // of resubmissions completes the run, and budget says so instead of a count.
 #[test]
 fn over_cap_with_a_cap_shorter_than_the_startup_gives_no_segment_count() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = startup_heavy_model(dir.path());
-    let out = budget(
-        dir.path(),
-        &[
-            "--model",
-            model.to_str().unwrap(),
-            "--units",
-            "2880",
-            "--partitions",
-            "short 3:00:00\nlong 10:00:00\n",
-            "--format",
-            "json",
-        ],
-        3,
-    );
-    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    let slow = &doc["strata"][0];
-    assert_eq!(slow["status"], "over_cap", "{slow}");
+    let slow = startup_heavy_over_cap("short 3:00:00\nlong 10:00:00\n");
     assert_eq!(slow["segments"], Value::Null, "{slow}");
     assert_mentions(&slow["notes"].to_string(), &["cannot finish even one unit"]);
 }
 
+// MODEL-DEPENDENT (model_json, and a cost of about `rate_s` per unit): two
+// strata, one of about 1 h 40 min (100 units x 60 s), one of about 48 h
+// (2880 units x 60 s), budgeted where the buckets stop at b3 (24 h), as in
+// seed case 6. The slow one is over_cap: exit 3, and the fast one keeps its
+// own short bucket.
 #[test]
 fn seed_case_6_end_to_end_over_cap_exits_3() {
     let dir = tempfile::tempdir().unwrap();
