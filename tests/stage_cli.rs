@@ -30,6 +30,17 @@ units = 20\n[axes]\ndataset = [\"X\", \"Y\"]\nseed = [1, 2, 3]\n";
 /// A campaign folder: the grid, a stage-2 submission made from it, and the
 /// staged files; returns the folder and the trigger's path.
 fn staged(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
+    staged_from(
+        "# calib budget\n\
+         sbatch --array=0-2 --time=1:00:00 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID=@GRID@ work.sh\n\
+         sbatch --array=0-2 --time=2:00:00 --export=ALL,CALIB_STRATUM=dataset=Y,CALIB_UNITS=20,CALIB_GRID=@GRID@ work.sh\n",
+        extra,
+    )
+}
+
+/// [`staged`] from the stage-2 lines `stage2`, where `@GRID@` stands for the
+/// grid's canonical path.
+fn staged_from(stage2: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
     let dir = tempfile::tempdir().unwrap();
     let here = dir.path();
     let grid = write_file(here, "grid.toml", GRID);
@@ -37,11 +48,7 @@ fn staged(extra: &[&str]) -> (tempfile::TempDir, PathBuf, Output) {
     write_file(
         here,
         "stage2.sh",
-        format!(
-            "# calib budget\nsbatch --array=0-2 --time=1:00:00 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={0} work.sh\n\
-             sbatch --array=0-2 --time=2:00:00 --export=ALL,CALIB_STRATUM=dataset=Y,CALIB_UNITS=20,CALIB_GRID={0} work.sh\n",
-            grid_abs.display()
-        ),
+        stage2.replace("@GRID@", &grid_abs.to_string_lossy()),
     );
     let out = calib()
         .args([
@@ -511,18 +518,53 @@ fn stage_refuses_a_smoke_whose_output_path_exists_already() {
     assert!(!here.join("stage").exists(), "nothing is written");
 }
 
+/// The smoke's stratum and the trigger's reason for it, staged from a
+/// stage 2 of the lines `stage2`.
+fn smoke_choice(stage2: &str) -> (String, String) {
+    let (dir, trigger, out) = staged_from(stage2, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let smoke = std::fs::read_to_string(dir.path().join("stage/stage1-smoke.sh")).unwrap();
+    let trigger = std::fs::read_to_string(trigger).unwrap();
+    let stratum = ["X", "Y"]
+        .into_iter()
+        .find(|d| smoke.contains(&format!("CALIB_STRATUM=dataset={d}")))
+        .unwrap_or_else(|| panic!("no stratum in {smoke}"));
+    (stratum.to_string(), trigger)
+}
+
+// The seed stages on the cheapest unit: that is what makes a smoke cheap.
+// Per unit, not per array: Y's 2 h for 5 units costs more per unit than X's
+// 4 h for 20; at 30 min for 5 units, Y is the cheaper. Without times (a
+// hand-made stage 2), the grid's first stratum with two cells.
+#[test]
+fn the_smoke_runs_the_cheapest_stratum_per_unit_of_stage_2() {
+    let line = |dataset: &str, time: &str, units: u32| {
+        format!(
+            "sbatch --array=0-2 {time} --export=ALL,CALIB_STRATUM=dataset={dataset},CALIB_UNITS={units},CALIB_GRID=@GRID@ work.sh\n"
+        )
+    };
+    let (chosen, why) =
+        smoke_choice(&(line("X", "--time=4:00:00", 20) + &line("Y", "--time=2:00:00", 5)));
+    assert_eq!(chosen, "X", "{why}");
+    assert!(why.contains("cheapest per unit"), "{why}");
+    let (chosen, why) =
+        smoke_choice(&(line("X", "--time=4:00:00", 20) + &line("Y", "--time=30:00", 5)));
+    assert_eq!(chosen, "Y", "{why}");
+    assert!(why.contains("cheapest per unit"), "{why}");
+    let (chosen, why) = smoke_choice(&(line("Y", "", 5) + &line("X", "", 20)));
+    assert_eq!(chosen, "X", "{why}");
+    assert!(why.contains("first stratum with two cells"), "{why}");
+}
+
 #[test]
 fn a_timeout_is_read_as_too_short_a_smoke_time_not_as_a_failing_script() {
     let (dir, trigger, out) = staged(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // The trigger says why this stratum was smoked, and not that it is cheap:
-    // nothing chose it by cost.
+    // The trigger says why this stratum was smoked: the cheaper per unit of
+    // stage 2's two (1 h against 2 h for 20 units each).
     let written = std::fs::read_to_string(&trigger).unwrap();
-    assert!(!written.contains("cheap"), "{written}");
-    assert!(
-        written.contains("first stratum with two cells"),
-        "{written}"
-    );
+    assert!(written.contains("stratum dataset=X ran"), "{written}");
+    assert!(written.contains("cheapest per unit"), "{written}");
     let here = dir.path();
     smoke_left(here, 83, [1, 1], true);
     let out = check(here, &sacct(83, ["COMPLETED", "TIMEOUT"]));

@@ -7,10 +7,12 @@
 //! paths, the same grid file) at minimum scale: two tasks of one stratum, a
 //! few units each. Two, because one task cannot collide with anything. Its
 //! numbers say that the pipeline works; they are not results, nor estimates
-//! of results: the smoke stratum is the grid's first with two cells (or the
-//! one `--stratum` names), chosen because it can run two distinct cells, not
-//! because it is representative, and its few units say nothing of stage 2's
-//! times.
+//! of results: the smoke stratum is, of the strata with two cells (two
+//! distinct cells to collide), the cheapest per unit by stage 2's own
+//! `--time` (or the one `--stratum` names), chosen because that makes the
+//! smoke cheap, not because it is representative (the cheapest cells are the
+//! least representative of a campaign), and its few units say nothing of
+//! stage 2's times.
 //!
 //! Why the trigger is a file written first: afterwards one rationalises
 //! whatever stage 1 shows. The file holds the exact checks, each with its
@@ -217,8 +219,15 @@ fn standard_checks(tasks: usize, records: u64, fields: &[String]) -> Vec<Check> 
     ]
 }
 
-/// The smoke stratum: the one asked for, or the first with two cells.
-fn smoke_stratum<'g>(grid: &'g CampaignGrid, asked: Option<&str>) -> Result<&'g StratumCells> {
+/// The smoke stratum: the one asked for; else, of the strata with two cells
+/// that stage 2 submits, the cheapest per unit by stage 2's own `--time`
+/// (what makes a smoke cheap; the first in the grid among equals); else the
+/// first with two cells.
+fn smoke_stratum<'g>(
+    grid: &'g CampaignGrid,
+    asked: Option<&str>,
+    arrays: &[Stage2Array],
+) -> Result<(&'g StratumCells, &'static str)> {
     let two = || {
         grid.strata
             .iter()
@@ -227,12 +236,30 @@ fn smoke_stratum<'g>(grid: &'g CampaignGrid, asked: Option<&str>) -> Result<&'g 
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let chosen = match asked {
-        Some(text) => grid.stratum(text)?,
-        None => grid
+    let per_unit = |s: &StratumCells| {
+        arrays
+            .iter()
+            .filter(|a| a.stratum.as_deref() == Some(s.stratum.as_str()))
+            .find_map(|a| a.seconds_per_unit)
+    };
+    let cheapest = grid
+        .strata
+        .iter()
+        .filter(|s| s.cells.len() >= 2)
+        .filter_map(|s| Some((s, per_unit(s)?)))
+        .reduce(|best, next| if next.1 < best.1 { next } else { best })
+        .map(|(s, _)| s);
+    let (chosen, why) = match (asked, cheapest) {
+        (Some(text), _) => (grid.stratum(text)?, "the one asked for (--stratum)"),
+        (None, Some(cheapest)) => (
+            cheapest,
+            "the cheapest per unit, by stage 2's --time, of the strata with two cells",
+        ),
+        (None, None) => grid
             .strata
             .iter()
             .find(|s| s.cells.len() >= 2)
+            .map(|s| (s, "the grid's first stratum with two cells"))
             .ok_or_else(|| {
                 Error::Refused(format!(
                     "no stratum of {} has two cells: a smoke of one task cannot test that tags and \
@@ -249,7 +276,7 @@ fn smoke_stratum<'g>(grid: &'g CampaignGrid, asked: Option<&str>) -> Result<&'g 
             two()
         )));
     }
-    Ok(chosen)
+    Ok((chosen, why))
 }
 
 /// A path as the file it names: canonical (links and `..` resolved) when
@@ -265,8 +292,8 @@ fn resolved(path: &Path) -> PathBuf {
 /// live `sbatch` line exports `CALIB_GRID` naming the grid file, and its last
 /// word is the script. Relative scripts resolve in the folder `calib stage`
 /// runs in, where stage 2 is assumed to be submitted from as well. Returns
-/// the number of arrays.
-fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
+/// the arrays.
+fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
     let origin = &plan.stage2_origin;
     let expected = || {
         format!(
@@ -277,12 +304,11 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
             grid.display()
         )
     };
-    let mut arrays = 0;
+    let mut arrays = Vec::new();
     for (k, line) in plan.stage2.lines().enumerate() {
         if !line.starts_with("sbatch ") {
             continue;
         }
-        arrays += 1;
         let at = Some(k as u64 + 1);
         let words = shlex::split(line).ok_or_else(|| {
             Error::input(
@@ -291,11 +317,15 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
                 "this sbatch line does not read as shell words (an unclosed quote?)",
             )
         })?;
-        let exported = words
-            .iter()
-            .filter_map(|w| w.strip_prefix("--export="))
-            .flat_map(|list| list.split(','))
-            .find_map(|kv| kv.strip_prefix(&format!("{GRID_VARIABLE}=")));
+        let variable = |name: &str| {
+            words
+                .iter()
+                .filter_map(|w| w.strip_prefix("--export="))
+                .flat_map(|list| list.split(','))
+                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+        };
+        arrays.push(Stage2Array::of(&words, variable));
+        let exported = variable(GRID_VARIABLE);
         let Some(exported) = exported else {
             if words.len() == 2 {
                 return Err(Error::input(
@@ -352,7 +382,7 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
         .lines()
         .filter(|l| l.starts_with("# stratum "))
         .count();
-    if arrays == 0 && strata > 0 {
+    if arrays.is_empty() && strata > 0 {
         return Err(Error::input(
             origin.clone(),
             None,
@@ -364,10 +394,34 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<usize> {
             ),
         ));
     }
-    if arrays == 0 {
+    if arrays.is_empty() {
         return Err(Error::input(origin.clone(), None, expected()));
     }
     Ok(arrays)
+}
+
+/// One stage-2 array: the stratum it exports and its `--time` per unit, when
+/// the line says them (budget's lines do; a hand-edited one may not).
+struct Stage2Array {
+    stratum: Option<String>,
+    seconds_per_unit: Option<f64>,
+}
+
+impl Stage2Array {
+    fn of<'w>(words: &'w [String], variable: impl Fn(&str) -> Option<&'w str>) -> Stage2Array {
+        let time_s = words
+            .iter()
+            .find_map(|w| w.strip_prefix("--time="))
+            .and_then(|t| crate::slurm::time::parse_time(t).ok()?.seconds());
+        let units = variable("CALIB_UNITS").and_then(|u| u.parse::<u64>().ok());
+        Stage2Array {
+            stratum: variable("CALIB_STRATUM").map(str::to_string),
+            seconds_per_unit: match (time_s, units) {
+                (Some(t), Some(n)) if n > 0 => Some(t as f64 / n as f64),
+                _ => None,
+            },
+        }
+    }
 }
 
 /// Builds the smoke submission and the trigger (nothing is written here).
@@ -380,7 +434,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         .map_err(|e| Error::Refused(format!("the grid {}: {e}", plan.grid_path.display())))?;
     refuse_comma_in_export(&grid_abs, "the grid")?;
     let arrays = same_submission(plan, Path::new(&grid_abs))?;
-    let stratum = smoke_stratum(&grid, plan.stratum.as_deref())?;
+    let (stratum, why) = smoke_stratum(&grid, plan.stratum.as_deref(), &arrays)?;
     let workdir = absolute(Path::new("."), "the working folder")?;
     let out_dir = absolute(&plan.out_dir, "--out-dir")?;
     let log_dir = PathBuf::from(&out_dir).join("logs");
@@ -419,11 +473,6 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
             task.tag
         )));
     }
-    let why = if plan.stratum.is_some() {
-        "the one asked for (--stratum)"
-    } else {
-        "the grid's first stratum with two cells"
-    };
     let trigger = Trigger {
         about: format!(
             "The stage-2 trigger, written by calib stage before stage 1 ran. Submit stage 2 only \
@@ -491,7 +540,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         trigger_text,
         log_dir,
         trigger,
-        stage2_arrays: arrays,
+        stage2_arrays: arrays.len(),
     })
 }
 

@@ -83,7 +83,9 @@ pub struct PlanArgs {
     #[arg(long, value_name = "DIR", required = true)]
     pub out_dir: Option<PathBuf>,
 
-    /// The smoke's stratum. Default: the grid's first stratum with two cells.
+    /// The smoke's stratum. Default: of the grid's strata with two cells, the
+    /// cheapest per unit by stage 2's `--time` (the first with two cells when
+    /// stage 2's lines give no time).
     #[arg(long, short = 's', value_name = "STRATUM")]
     pub stratum: Option<String>,
 
