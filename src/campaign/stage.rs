@@ -236,10 +236,17 @@ fn smoke_stratum<'g>(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // Stage 2 names a stratum as CALIB_STRATUM does (`;` for `,`): the grid
+    // reads it back.
     let per_unit = |s: &StratumCells| {
         arrays
             .iter()
-            .filter(|a| a.stratum.as_deref() == Some(s.stratum.as_str()))
+            .filter(|a| {
+                a.stratum
+                    .as_deref()
+                    .and_then(|text| grid.stratum(text).ok())
+                    .is_some_and(|named| named.stratum == s.stratum)
+            })
             .find_map(|a| a.seconds_per_unit)
     };
     let cheapest = grid
@@ -968,5 +975,30 @@ mod tests {
         // A submission made from another grid is refused.
         let e = stage(&plan(dir.path(), "sbatch --array=0-2 work.sh\n")).unwrap_err();
         assert!(e.to_string().starts_with("stage2.sh, line 1:"), "{e}");
+    }
+
+    // A stratum of two axes reaches stage 2's lines as CALIB_STRATUM with `;`
+    // for `,` (sbatch splits --export at commas); the cheaper per unit is
+    // still found: d=b,m=y at 10 min for 10 units against 1 h.
+    #[test]
+    fn the_cheapest_stratum_is_found_through_calib_stratum_semicolons() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("grid.toml"),
+            "stratum = [\"d\", \"m\"]\noutput = \"out/{tag}.jsonl\"\nunits = 10\n[axes]\nd = [\"a\", \"b\"]\nm = [\"x\", \"y\"]\nseed = [1, 2]\n",
+        )
+        .unwrap();
+        let grid = dir.path().join("grid.toml").to_string_lossy().into_owned();
+        let line = |stratum: &str, time: &str| {
+            format!(
+                "sbatch --array=0-1 --time={time} --export=ALL,CALIB_STRATUM={stratum},CALIB_UNITS=10,CALIB_GRID={grid} work.sh\n"
+            )
+        };
+        let stage2 = ["d=a;m=x", "d=a;m=y", "d=b;m=x"]
+            .map(|s| line(s, "1:00:00"))
+            .concat()
+            + &line("d=b;m=y", "10:00");
+        let staged = stage(&plan(dir.path(), &stage2)).unwrap();
+        assert_eq!(staged.trigger.stratum, "d=b,m=y");
     }
 }
