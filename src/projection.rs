@@ -235,6 +235,24 @@ pub struct RestartCosts {
     pub unit_s: f64,
 }
 
+impl RestartCosts {
+    /// These costs for a run at the upper bound: a run that takes `upper_s`
+    /// where `predicted_s` is predicted is taken as slower in every part
+    /// alike, its startup and units included (the bound scales the whole
+    /// run), so that segments counted for the bound hold such a run.
+    pub fn at_bound(self, predicted_s: f64, upper_s: f64) -> RestartCosts {
+        let factor = if predicted_s > 0.0 && upper_s.is_finite() {
+            (upper_s / predicted_s).max(1.0)
+        } else {
+            1.0
+        };
+        RestartCosts {
+            startup_s: self.startup_s * factor,
+            unit_s: self.unit_s * factor,
+        }
+    }
+}
+
 /// A projection's three figures, seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {

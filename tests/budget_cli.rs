@@ -545,17 +545,20 @@ fn startup_heavy_over_cap(partitions: &str) -> Value {
 }
 
 // An over-cap run whose startup is a large part of a segment: every
-// segment pays the 10 h startup again and loses the unit a kill interrupts,
-// so the 24 h cap does about 14 h of work per segment, and the run needs a
-// segment more than dividing its bound by the cap says (whose last segment
-// would end short of the run).
+// segment pays the 10 h startup again and loses the unit a kill interrupts
+// (more for a run at the upper bound), so the 24 h cap does at most 14 h of
+// work per segment, and the run needs more segments than dividing its bound
+// by the cap says (whose last segment would end short of the run).
 #[test]
 fn over_cap_segments_pay_the_startup_again() {
     let slow = startup_heavy_over_cap("short 3:00:00\nlong 1-00:00:00\n");
     let upper_s = slow["upper_s"].as_f64().unwrap();
-    // Each segment: 24 h - 10 h startup - a 1 min unit.
-    let per_segment_s = 86_400.0 - 36_000.0 - 60.0;
-    let expected = ((upper_s - 36_000.0) / per_segment_s).ceil() as u64;
+    // A run at the bound is slower in every part alike: its 10 h startup and
+    // 1 min units scaled by upper / predicted. Each segment: 24 h less those.
+    let at_bound = upper_s / slow["predicted_s"].as_f64().unwrap();
+    let (startup_s, unit_s) = (36_000.0 * at_bound, 60.0 * at_bound);
+    let per_segment_s = 86_400.0 - startup_s - unit_s;
+    let expected = ((upper_s - startup_s) / per_segment_s).ceil() as u64;
     assert_eq!(slow["segments"].as_u64(), Some(expected), "{slow}");
     assert!(expected > (upper_s / 86_400.0).ceil() as u64, "{slow}");
     assert_mentions(

@@ -564,11 +564,15 @@ fn over_every_cap_each_segment_pays_the_startup_and_a_lost_unit_and_fits_the_cap
             .map(|t| t["remainder"][field].as_f64().unwrap())
             .fold(0.0, f64::max)
     };
-    let (startup, unit) = (most("startup_s"), most("unit_s"));
+    // Each segment does the cap less a startup and less the unit a kill loses,
+    // both as large as for a run at the upper bound (scaled as the bound
+    // scales the remainder): enough segments for the work left, and not one more.
+    let upper = s["upper_s"].as_f64().unwrap();
+    let at_bound = upper / s["predicted_s"].as_f64().unwrap();
+    assert!(at_bound > 1.0, "{s}");
+    let (startup, unit) = (most("startup_s") * at_bound, most("unit_s") * at_bound);
     assert!(startup > 0.0 && unit > 0.0, "{s}");
-    // Each segment does the cap less a startup and less the unit a kill loses:
-    // enough segments for the work left, and not one more.
-    let work = s["upper_s"].as_f64().unwrap() - startup;
+    let work = upper - startup;
     let per_segment = cap - startup - unit;
     let n = s["segments"].as_u64().unwrap() as f64;
     assert!(n * per_segment >= work - 1.0, "{n} segments: {s}");

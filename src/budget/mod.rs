@@ -246,9 +246,13 @@ fn budget_stratum(
         )));
     }
     let mut decision = rule::decide(projection.floor_s, projection.upper_s, caps);
-    // The rule counts ceil(upper / cap) segments; a checkpointed run also pays
-    // its startup again in every segment and loses the unit a kill interrupts.
-    let restart = stratum.projection.restart_costs(0, units);
+    // The rule counts segments without restart costs; a checkpointed run also
+    // pays its startup again in every segment and loses the unit a kill
+    // interrupts, both as large as the bound makes them.
+    let restart = stratum
+        .projection
+        .restart_costs(0, units)
+        .at_bound(projection.predicted_s, projection.upper_s);
     if decision.status == Status::OverCap {
         decision.segments = rule::segments(
             projection.upper_s,
@@ -308,7 +312,7 @@ fn budget_stratum(
             );
             notes.push(match decision.segments {
                 Some(segments) => format!(
-                    "{head}. Checkpoint and requeue: {segments} segments with --time={} each (about {} units per segment); each pays the startup again ({}) and, killed at its limit, loses up to the unit in progress ({})",
+                    "{head}. Checkpoint and requeue: {segments} segments with --time={} each (about {} units per segment); each pays the startup again and, killed at its limit, loses up to the unit in progress ({} and {} for a run at the upper bound)",
                     format_minutes(decision.segment_minutes()),
                     units.div_ceil(segments),
                     human_duration(restart.startup_s),

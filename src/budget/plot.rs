@@ -61,11 +61,11 @@ impl StratumMarks {
             Status::Ok => None,
             Status::RoundedDown => Some("rounded_down".to_string()),
             Status::OverCap => Some(match decision.segments {
-                Some(n) if decision.largest_cap_s.is_finite() => format!(
+                Some(n) => format!(
                     "over_cap: {n} x {}",
-                    format_minutes((decision.largest_cap_s / 60.0).floor() as u64)
+                    format_minutes(decision.segment_minutes())
                 ),
-                _ => "over_cap".to_string(),
+                None => "over_cap".to_string(),
             }),
             Status::Unsupported => Some("unsupported: no --time".to_string()),
         };

@@ -12,9 +12,9 @@
 //!    is the smallest whose cap holds it (`ok`).
 //! 3. If even `floor_s` exceeds the largest cap the stratum is `over_cap`: no
 //!    single task can finish; it must checkpoint into segments that each fit.
-//!    [`decide`] counts `ceil(upper_s / cap)` of them; a caller that knows the
-//!    run's restart costs recounts with [`segments`], since every segment pays
-//!    the startup again and loses the unit a kill interrupts.
+//!    [`decide`] counts them without restart costs; a caller that knows the
+//!    run's recounts with [`segments`], since every segment pays the startup
+//!    again and loses the unit a kill interrupts.
 //!
 //! Times are whole minutes, because Slurm stores `--time` in minutes (seconds
 //! round up) and reads 0 as "no limit"; a cap is used only at whole minutes at or
@@ -69,7 +69,8 @@ pub struct Decision {
     pub partition: Option<String>,
     pub status: Status,
     /// For `over_cap`: how many segments, each within the largest cap, cover
-    /// `upper_s` (at least enough to cover `floor_s`).
+    /// `upper_s` (see [`segments`]); `None` when a segment cannot finish a
+    /// unit after its startup.
     pub segments: Option<u64>,
     /// The largest cap in play, for the notes.
     pub(crate) largest_cap_s: f64,
@@ -165,22 +166,17 @@ pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
         };
     }
 
-    // 3. Even the measured cost does not fit (rule 1 took every case where it does).
-    let segment_s = sorted
-        .last()
-        .and_then(|cap| cap_minutes(cap))
-        .unwrap_or(SBATCH_MAX_MINUTES)
-        .clamp(1, SBATCH_MAX_MINUTES) as f64
-        * 60.0;
-    // In floating point, so that a need far beyond any cap is counted, not clamped.
-    let segments = (upper_s / segment_s).ceil().clamp(2.0, u64::MAX as f64) as u64;
-    Decision {
+    // 3. Even the measured cost does not fit (rule 1 took every case where it
+    // does): segments of the largest cap, counted here without restart costs.
+    let mut decision = Decision {
         minutes: minutes.max(floor_minutes),
         partition: None,
         status: Status::OverCap,
-        segments: Some(segments),
+        segments: None,
         largest_cap_s,
-    }
+    };
+    decision.segments = segments(upper_s, 0.0, 0.0, decision.segment_minutes() as f64 * 60.0);
+    decision
 }
 
 #[cfg(test)]

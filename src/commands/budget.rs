@@ -305,7 +305,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
                 continue;
             }
             let why = match status {
-                Status::OverCap => "cannot fit under any partition cap; see the notes (checkpoint into segments)",
+                Status::OverCap => "cannot fit under any partition cap; see the notes (checkpoint into segments, where a segment can finish a unit)",
                 _ => "get no --time: their probes cannot support one; see the notes for the probe that would settle it",
             };
             output::note(format_args!(

@@ -35,9 +35,10 @@
 //! signal to the group reaches; with stdin a terminal, the command's children
 //! (only the command itself is signalled, since the group is calib's own and
 //! the terminal's); a watchdog that could not be started (no `/bin/sh`: calib
-//! warns) or that was killed too; and, in the instants after the group has
-//! emptied, a new group given the same number (pids are reused only after the
-//! whole pid range has gone round).
+//! warns), that ended before the command started (the command then runs
+//! unguarded, and calib warns) or that was killed too; and, in the instants
+//! after the group has emptied, a new group given the same number (pids are
+//! reused only after the whole pid range has gone round).
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, PipeWriter};
@@ -124,8 +125,8 @@ impl Supervised {
         let lifeline = watchdog.as_ref().map(|w| w.lifeline.as_raw_fd());
         // SAFETY: std makes pre_exec unsafe because the closure runs in the
         // forked child before exec, where only async-signal-safe calls are
-        // allowed; it makes system calls (prctl, getpid, write) on a stack
-        // buffer and allocates nothing.
+        // allowed; it makes system calls (prctl, getpid, signal, write) on a
+        // stack buffer and allocates nothing.
         unsafe {
             command.pre_exec(move || {
                 #[cfg(target_os = "linux")]
@@ -134,9 +135,15 @@ impl Supervised {
                     let pid = rustix::process::getpid().as_raw_nonzero().get();
                     let mut line = TargetLine::default();
                     let text = line.format(if own_group { -pid } else { pid });
-                    // The fd is calib's open pipe, inherited by this fork.
+                    // The fd is calib's open pipe, inherited by this fork. A
+                    // watchdog that died already leaves no reader: the write
+                    // fails (EPIPE) and the command runs unguarded, rather
+                    // than SIGPIPE (which std reset to its default before
+                    // this closure) killing it before its exec.
                     let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
+                    libc::signal(libc::SIGPIPE, libc::SIG_IGN);
                     let _ = rustix::io::write(fd, text);
+                    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
                 }
                 Ok(())
             });
@@ -158,6 +165,21 @@ impl Supervised {
         };
         let pid = child.id() as i32;
         let target = if own_group { -pid } else { pid };
+        // A watchdog that is gone already guards nothing: say so, as when it
+        // could not start.
+        let (watchdog, watchdog_error) = match watchdog {
+            Some(mut w) => match w.process.try_wait() {
+                Ok(None) => (Some(w), watchdog_error),
+                _ => (
+                    None,
+                    Some(format!(
+                        "the watchdog ({WATCHDOG_SHELL}) ended before the command started: if \
+                         calib is killed outright, what the command started may keep running"
+                    )),
+                ),
+            },
+            None => (None, watchdog_error),
+        };
         let stdout = child.stdout.take().map(OwnedFd::from);
         let stderr = child.stderr.take().map(OwnedFd::from);
         Ok(Started {

@@ -54,7 +54,9 @@
 //! ([`crate::budget::rule`]) turns them into the `--time` and the partition,
 //! never below the remainder projected at the runs' own pace (`over_cap`
 //! when even that exceeds the largest cap: the run needs several
-//! resubmissions, each resuming; see [`rule::segments`]).
+//! resubmissions, each resuming and paying the startup again, with the
+//! startup and the unit a kill loses scaled as the bound scales the run;
+//! see [`rule::segments`] and [`RestartCosts::at_bound`]).
 //!
 //! # A program that cannot resume
 //!
@@ -96,7 +98,7 @@ use crate::fit::divergence;
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output::human_duration;
-use crate::projection::{Evaluator, ProjectionParams};
+use crate::projection::{Evaluator, ProjectionParams, RestartCosts};
 use crate::slurm::partitions::Selection;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctTable};
 use crate::slurm::time::format_minutes;
@@ -735,10 +737,15 @@ fn resume_stratum(
         }
     }
     let mut decision = rule::decide(floor_s, upper_s, caps);
-    let (startup_s, unit_s) = (most(|r| r.startup_s), most(|r| r.unit_s));
+    // A resumed run pays its startup again and loses a unit at each kill,
+    // both as large as the bound makes them.
+    let restart = RestartCosts {
+        startup_s: most(|r| r.startup_s),
+        unit_s: most(|r| r.unit_s),
+    }
+    .at_bound(predicted_s, upper_s);
+    let (startup_s, unit_s) = (restart.startup_s, restart.unit_s);
     if decision.status == Status::OverCap {
-        // budget's rule counts ceil(upper / cap) segments of a run that never
-        // stops; a resumed one pays its startup again and loses a unit at each kill.
         let segment_s = decision.segment_minutes() as f64 * 60.0;
         decision.segments = rule::segments(upper_s, startup_s, unit_s, segment_s);
     }
@@ -840,7 +847,7 @@ fn decision_notes(
             );
             notes.push(match decision.segments {
                 Some(n) => format!(
-                    "{head}; resume in {n} segments, each with --time={} (the largest cap): each pays the startup again ({}) and, killed, loses up to the unit in progress ({}), so it does {} of the {} left. Submit the commented line below once per segment, each after the last has ended (sbatch --dependency=afterany:JOBID), each resuming from the checkpoint the last one left",
+                    "{head}; resume in {n} segments, each with --time={} (the largest cap): each pays the startup again ({}) and, killed, loses up to the unit in progress ({}), as large as for a run at the upper bound, so it does {} of the {} left. Submit the commented line below once per segment, each after the last has ended (sbatch --dependency=afterany:JOBID), each resuming from the checkpoint the last one left",
                     format_minutes(segment_minutes),
                     human_duration(startup_s),
                     human_duration(unit_s),

@@ -96,10 +96,16 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
     let partition = s.decision.partition.as_deref().unwrap_or("-");
     let largest_cap = || {
         if s.decision.largest_cap_s.is_finite() {
-            format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
+            format_minutes(s.decision.segment_minutes())
         } else {
             "unlimited".to_string()
         }
+    };
+    // With --script-dir, a stratum without a time gets no job script and no line.
+    let not_submitted = if context.script_dir.is_none() {
+        "Not submitted: the line below is commented out"
+    } else {
+        "Not submitted: no job script is written for it"
     };
     let choice = match s.decision.status {
         Status::Ok => format!(
@@ -112,11 +118,11 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
         ),
         Status::OverCap => match s.decision.segments {
             Some(segments) => format!(
-                "no --time (over_cap): even the measured cost exceeds the largest cap, {}; checkpoint the run into {segments} segments of at most that. Not submitted: the line below is commented out",
+                "no --time (over_cap): even the measured cost exceeds the largest cap, {}; checkpoint the run into {segments} segments of at most that. {not_submitted}",
                 largest_cap(),
             ),
             None => format!(
-                "no --time (over_cap): even the measured cost exceeds the largest cap, {}, and a segment of that length cannot finish one unit after its startup (see the note below). Not submitted: the line below is commented out",
+                "no --time (over_cap): even the measured cost exceeds the largest cap, {}, and a segment of that length cannot finish one unit after its startup (see the note below). {not_submitted}",
                 largest_cap(),
             ),
         },

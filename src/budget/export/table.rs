@@ -20,10 +20,11 @@ pub struct TableExporter;
 /// than an unsubmittable single time.
 fn time_cell(s: &StratumBudget) -> String {
     match (s.decision.status, s.decision.segments) {
-        (Status::OverCap, Some(n)) if s.decision.largest_cap_s.is_finite() => format!(
-            "{n} x {}",
-            format_minutes((s.decision.largest_cap_s / 60.0).floor() as u64)
-        ),
+        (Status::OverCap, Some(n)) => {
+            format!("{n} x {}", format_minutes(s.decision.segment_minutes()))
+        }
+        // No segment finishes a unit: no time to show (the notes say why).
+        (Status::OverCap, None) => "-".to_string(),
         _ => s.time_given().unwrap_or_else(|| "-".to_string()),
     }
 }
