@@ -50,7 +50,8 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    excerpt, read_file_bounded, read_stdin_bounded, MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT,
+    excerpt, read_stdin_bounded, read_table_file_bounded, InputBytes, MAX_COUNT, MAX_SECONDS,
+    MAX_SECONDS_TEXT,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -322,14 +323,14 @@ fn parquet_refused(origin: Origin) -> Error {
     )
 }
 
-fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
+fn read_source(path: &Path) -> Result<(Origin, InputBytes)> {
     let (origin, bytes) = if path.as_os_str() == "-" {
-        (Origin::Stdin, read_stdin_bounded()?)
+        (Origin::Stdin, InputBytes::Read(read_stdin_bounded()?))
     } else if has_extension(path, "parquet") {
         // By name, before reading anything.
         return Err(parquet_refused(Origin::file(path)));
     } else {
-        (Origin::file(path), read_file_bounded(path, "it")?)
+        (Origin::file(path), read_table_file_bounded(path, "it")?)
     };
     // By content: a Parquet table under another name (or piped in) would
     // otherwise fail as a CSV with NUL bytes.
