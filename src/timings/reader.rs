@@ -680,40 +680,64 @@ fn trimmed(text: &str) -> &str {
     }
 }
 
-/// How many times `byte` occurs in `bytes`. Counted in blocks of 255 into a
-/// byte-wide counter, which the compiler turns into vector instructions: the
-/// split below counts the quotes and line breaks of every piece but the last,
-/// on one thread, before any parsing starts.
-fn count_byte(bytes: &[u8], byte: u8) -> u64 {
-    bytes
-        .chunks(255)
-        .map(|block| {
-            block
-                .iter()
-                .fold(0u8, |n, &b| n.wrapping_add(u8::from(b == byte))) as u64
-        })
-        .sum()
+/// How many quotes and line breaks `bytes` holds, in one pass. Counted in
+/// blocks of 255 into byte-wide counters, which the compiler turns into
+/// vector instructions.
+fn count_quotes_and_newlines(bytes: &[u8]) -> (u64, u64) {
+    let (mut quotes, mut newlines) = (0u64, 0u64);
+    for block in bytes.chunks(255) {
+        let (mut q, mut n) = (0u8, 0u8);
+        for &b in block {
+            q = q.wrapping_add(u8::from(b == b'"'));
+            n = n.wrapping_add(u8::from(b == b'\n'));
+        }
+        quotes += u64::from(q);
+        newlines += u64::from(n);
+    }
+    (quotes, newlines)
 }
 
 /// Splits a CSV body into up to `parts` pieces at line ends outside quoted
 /// fields (a position is outside quotes when the number of `"` before it is
 /// even, escaped quotes coming in pairs). Returns (start, end, newlines before
 /// start) per piece.
+///
+/// Each cut is the first line end outside quotes at or after `len * k /
+/// parts`. The quotes and line breaks before those places are counted on
+/// every core first (one pass over the table, which would otherwise be spent
+/// on one core before any parsing starts); from each place on, the few bytes
+/// to the cut are counted as they are scanned.
 fn split_chunks(bytes: &[u8], parts: usize) -> Vec<(usize, usize, u64)> {
     if parts <= 1 || bytes.len() < PARALLEL_BYTES {
         return vec![(0, bytes.len(), 0)];
     }
+    let place = |k: usize| bytes.len() * k / parts;
+    // The counts between consecutive places, up to the last place.
+    let spans: Vec<(usize, usize)> = (1..parts).map(|k| (place(k - 1), place(k))).collect();
+    let span_counts =
+        crate::parallel::map(&spans, |&(start, end)| count_quotes_and_newlines(&bytes[start..end]));
+    let mut before_place = vec![(0u64, 0u64)];
+    for (q, n) in span_counts {
+        let &(q0, n0) = before_place.last().unwrap_or(&(0, 0));
+        before_place.push((q0 + q, n0 + n));
+    }
     let mut cuts = vec![(0usize, 0u64)];
-    let (mut scanned, mut quotes, mut newlines) = (0usize, 0usize, 0u64);
+    // Quotes and line breaks in bytes[..scanned].
+    let (mut scanned, mut quotes, mut newlines) = (0usize, 0u64, 0u64);
     'parts: for k in 1..parts {
-        let mut p = (bytes.len() * k / parts).max(scanned);
+        if place(k) > scanned {
+            scanned = place(k);
+            (quotes, newlines) = before_place[k];
+        }
+        let mut p = scanned;
         loop {
             let Some(i) = bytes[p..].iter().position(|&b| b == b'\n') else {
                 break 'parts;
             };
             p += i + 1;
-            quotes += count_byte(&bytes[scanned..p], b'"') as usize;
-            newlines += count_byte(&bytes[scanned..p], b'\n');
+            let (q, n) = count_quotes_and_newlines(&bytes[scanned..p]);
+            quotes += q;
+            newlines += n;
             scanned = p;
             if quotes.is_multiple_of(2) {
                 break;
@@ -1180,16 +1204,24 @@ mod tests {
     }
 
     #[test]
-    fn count_byte_counts_across_blocks() {
+    fn quotes_and_newlines_are_counted_across_blocks() {
         let bytes: Vec<u8> = (0..10_000u32)
-            .map(|i| if i % 3 == 0 { b'"' } else { b'x' })
+            .map(|i| match i % 5 {
+                0 => b'"',
+                1 | 3 => b'\n',
+                _ => b'x',
+            })
             .collect();
         for len in [0, 1, 254, 255, 256, 766, 10_000] {
-            let slow = bytes[..len].iter().filter(|&&b| b == b'"').count() as u64;
-            assert_eq!(super::count_byte(&bytes[..len], b'"'), slow);
+            let slow = |byte| bytes[..len].iter().filter(|&&b| b == byte).count() as u64;
+            assert_eq!(
+                super::count_quotes_and_newlines(&bytes[..len]),
+                (slow(b'"'), slow(b'\n'))
+            );
         }
         // A block of 255 matches fills the byte-wide counter exactly.
-        assert_eq!(super::count_byte(&[b'"'; 600], b'"'), 600);
+        assert_eq!(super::count_quotes_and_newlines(&[b'"'; 600]), (600, 0));
+        assert_eq!(super::count_quotes_and_newlines(&[b'\n'; 600]), (0, 600));
     }
 
     #[test]
