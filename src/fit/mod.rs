@@ -220,7 +220,17 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
     let mut warnings = Vec::new();
     // Strata are independent: fit them on all cores, keeping their order.
     let groups: Vec<(&String, &Vec<&RunTimings>)> = groups.iter().collect();
-    let results = parallel::map(&groups, |(name, runs)| fit_stratum(name, runs, options));
+    // The power law's grid terms, up to the longest run of unit rows.
+    let longest = timings
+        .runs
+        .iter()
+        .filter(|r| r.points.len() >= 2)
+        .filter_map(|r| r.points.last().map(|p| p.0))
+        .max();
+    let grid = lsq::GridPowers::new(longest.unwrap_or(0));
+    let results = parallel::map(&groups, |(name, runs)| {
+        fit_stratum(name, runs, options, &grid)
+    });
     let fits = results.into_iter().collect::<Result<Vec<StratumFit>>>()?;
     // Partial pooling: the strata fitted together are one campaign, whose
     // pooled run-to-run variances become each stratum's prior.
@@ -400,11 +410,16 @@ fn unit_costs(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
 /// candidate only when the probe shows geometric growth (`geometric_shown`):
 /// elsewhere its projection dwarfs every other form's on a trend the data
 /// cannot tell from a straight line, and the model average would follow it.
-fn candidate_fits(obs: &[lsq::Obs], horizon: u64, geometric_shown: bool) -> Vec<lsq::FormFit> {
+fn candidate_fits(
+    obs: &[lsq::Obs],
+    horizon: u64,
+    geometric_shown: bool,
+    grid: &lsq::GridPowers,
+) -> Vec<lsq::FormFit> {
     Form::ALL
         .iter()
         .filter(|&&f| f != Form::Geometric || geometric_shown)
-        .filter_map(|&f| lsq::fit_form(f, obs, true))
+        .filter_map(|&f| lsq::fit_form(f, obs, true, grid))
         .filter(|fit| {
             let p = &fit.params;
             let finite = [p.startup, p.a, p.b, fit.df]
@@ -416,7 +431,12 @@ fn candidate_fits(obs: &[lsq::Obs], horizon: u64, geometric_shown: bool) -> Vec<
         .collect()
 }
 
-fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
+fn fit_stratum(
+    name: &str,
+    measured: &[&RunTimings],
+    options: &FitOptions,
+    grid: &lsq::GridPowers,
+) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
     // 1. Transient slow units evened out before any fitting; the report and
     // the plot keep the units as measured.
@@ -431,7 +451,7 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
     };
     let data = intervals(runs);
     // 2-4. Forms, their fits and the selection.
-    let forms = fit_forms(display, &data, runs)?;
+    let forms = fit_forms(display, &data, runs, grid)?;
     // 5. The runs' levels and current rates against the chosen curve; the
     // campaign's pooling, when there is one, replaces this spread afterwards.
     let chosen_curve = Curve::from(&forms.plausible[0]);
@@ -531,11 +551,16 @@ struct FormsFit {
 /// Steps 2-4: every candidate form fitted, the selection by extrapolation,
 /// and the plausible forms' covariances rescaled to the within-run residual
 /// variance (the level differences between runs count in the spread, once).
-fn fit_forms(display: &str, data: &Intervals, runs: &[&RunTimings]) -> Result<FormsFit> {
+fn fit_forms(
+    display: &str,
+    data: &Intervals,
+    runs: &[&RunTimings],
+    grid: &lsq::GridPowers,
+) -> Result<FormsFit> {
     let horizon = data.horizon;
     let growth_factor = growth_factor_per_unit(&data.points);
     let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
-    let full = candidate_fits(&data.obs, horizon, geometric_shown);
+    let full = candidate_fits(&data.obs, horizon, geometric_shown, grid);
     if full.is_empty() {
         return Err(Error::input(
             Origin::Argument("PATH".into()),
@@ -545,7 +570,7 @@ fn fit_forms(display: &str, data: &Intervals, runs: &[&RunTimings]) -> Result<Fo
             ),
         ));
     }
-    let choice = select::choose(&data.obs, &data.views, &full);
+    let choice = select::choose(&data.obs, &data.views, &full, grid);
     let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
     let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
     for &f in &choice.plausible {

@@ -33,7 +33,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::forms::Form;
-use super::lsq::{fit_form, FormFit, Obs};
+use super::lsq::{fit_form, FormFit, GridPowers, Obs};
 
 /// Runs shorter than this (units) are too short for an extrapolation holdout
 /// (and then budget extrapolates them only a few times their length).
@@ -271,8 +271,9 @@ fn score_form(
     runs: &[RunView],
     cut: u64,
     sigma2: f64,
+    grid: &GridPowers,
 ) -> Option<FormScore> {
-    let fit = fit_form(form, early, true)?;
+    let fit = fit_form(form, early, true, grid)?;
     let mut d = Vec::new();
     let mut var_analytic = 0.0;
     for error in runs
@@ -315,7 +316,9 @@ fn rank_scores(scores: &mut [FormScore]) {
     }
 }
 
-pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
+/// The choice among the forms fitted to the full data (`full`); `grid` as for
+/// [`fit_form`].
+pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit], grid: &GridPowers) -> Choice {
     let shape = runs_shape(runs);
     if let Some(selection) = holdout_impossible(&shape) {
         return fallback_choice(selection, shape.lengths, full);
@@ -328,7 +331,7 @@ pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
         // Only forms that also fit the full data can be chosen: the others
         // are not scored (a profiled fit of the early part is costly).
         .filter(|&form| fitted(full, form))
-        .filter_map(|form| score_form(form, &early, runs, cut, sigma2))
+        .filter_map(|form| score_form(form, &early, runs, cut, sigma2, grid))
         .collect();
     if scores.is_empty() || scores.iter().all(|s| !s.score.is_finite()) {
         let mut c = fallback_choice(Selection::ProbeTooShort, shape.lengths, full);

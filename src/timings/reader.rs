@@ -714,8 +714,9 @@ fn split_chunks(bytes: &[u8], parts: usize) -> Vec<(usize, usize, u64)> {
     let place = |k: usize| bytes.len() * k / parts;
     // The counts between consecutive places, up to the last place.
     let spans: Vec<(usize, usize)> = (1..parts).map(|k| (place(k - 1), place(k))).collect();
-    let span_counts =
-        crate::parallel::map(&spans, |&(start, end)| count_quotes_and_newlines(&bytes[start..end]));
+    let span_counts = crate::parallel::map(&spans, |&(start, end)| {
+        count_quotes_and_newlines(&bytes[start..end])
+    });
     let mut before_place = vec![(0u64, 0u64)];
     for (q, n) in span_counts {
         let &(q0, n0) = before_place.last().unwrap_or(&(0, 0));
