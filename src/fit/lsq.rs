@@ -236,8 +236,11 @@ const GRID_POWER_UNITS: u64 = 1 << 16;
 /// and the profile reads them where it would compute them, bit for bit.
 #[derive(Debug, Default)]
 pub struct GridPowers {
-    /// Per grid exponent, the growth of the unit intervals ending at 1, 2, ...
-    rows: Vec<Vec<f64>>,
+    /// Grid exponents per unit.
+    exponents: usize,
+    /// The growth at every grid exponent, unit after unit: those of the unit
+    /// interval ending at u are `values[(u - 1) * exponents..u * exponents]`.
+    values: Vec<f64>,
 }
 
 impl GridPowers {
@@ -245,23 +248,41 @@ impl GridPowers {
     /// computed on every core.
     pub fn new(units: u64) -> GridPowers {
         let units = units.min(GRID_POWER_UNITS);
-        if units == 0 {
-            return GridPowers::default();
-        }
         let exponents: Vec<f64> = b_grid(Form::Power).collect();
-        let rows = crate::parallel::map(&exponents, |&b| {
+        let unit_numbers: Vec<u64> = (1..=units).collect();
+        let per_unit = crate::parallel::map(&unit_numbers, |&u| {
             // The expression of [`Profile::growth`] with its `log_slope`.
-            (1..=units).map(|u| (b * (u as f64).ln()).exp()).collect()
+            let log_slope = (u as f64).ln();
+            exponents
+                .iter()
+                .map(|b| (b * log_slope).exp())
+                .collect::<Vec<f64>>()
         });
-        GridPowers { rows }
+        GridPowers {
+            exponents: exponents.len(),
+            values: per_unit.into_iter().flatten().collect(),
+        }
     }
 
-    /// The growth terms at the `k`-th grid exponent of `form`, if held.
-    fn row(&self, form: Form, k: usize) -> Option<&[f64]> {
-        (form == Form::Power)
-            .then(|| self.rows.get(k).map(Vec::as_slice))
+    /// The growth terms at every grid exponent of `form` of the unit interval
+    /// ending at `u`, if held.
+    fn at(&self, form: Form, u: u64) -> Option<&[f64]> {
+        let start = usize::try_from(u).ok()?.checked_sub(1)? * self.exponents;
+        (form == Form::Power && self.exponents > 0)
+            .then(|| self.values.get(start..start + self.exponents))
             .flatten()
     }
+}
+
+/// The normal equations of the profile's linear fit at one b, accumulated
+/// over the observations (see [`Profile::rss_with`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct ProfileSums {
+    a11: f64,
+    a12: f64,
+    a22: f64,
+    r1: f64,
+    r2: f64,
 }
 
 /// The observations of a fit of a profiled form (power law, geometric) with
@@ -343,16 +364,44 @@ impl<'a> Profile<'a> {
         self.rss_with(|i, o| self.growth(i, o, b))
     }
 
-    /// [`Profile::rss_at`] at `b`, the `k`-th exponent of the grid: the growth
-    /// of unit intervals read from [`GridPowers`] where it holds them.
-    fn rss_at_grid(&self, k: usize, b: f64) -> Option<f64> {
-        let Some(row) = self.grid.row(self.form, k) else {
-            return self.rss_at(b);
-        };
-        self.rss_with(|i, o| match row.get(o.u1.wrapping_sub(1) as usize) {
-            Some(&h) if o.u1 == o.u0 + 1 => h,
-            _ => self.growth(i, o, b),
-        })
+    /// [`Profile::rss_at`] at every exponent of the grid ([`b_grid`]), in one
+    /// pass over the observations: the growth of unit intervals read from
+    /// [`GridPowers`] where it holds them, and the sums of each exponent
+    /// formed in the same order as [`Profile::rss_at`] forms them, so each is
+    /// the same to the bit (the exponents' sums are independent, so the
+    /// processor works on several at once).
+    fn rss_on_grid(&self) -> Vec<Option<f64>> {
+        let exponents: Vec<f64> = b_grid(self.form).collect();
+        let mut sums = vec![ProfileSums::default(); exponents.len()];
+        let mut computed = vec![0.0; exponents.len()];
+        for (i, o) in self.obs.iter().enumerate() {
+            let (w, wn) = (self.weight[i], self.weight_n[i]);
+            let held = if o.u1 == o.u0 + 1 {
+                self.grid.at(self.form, o.u1)
+            } else {
+                None
+            };
+            let growths = match held {
+                Some(values) => values,
+                None => {
+                    for (h, &b) in computed.iter_mut().zip(&exponents) {
+                        *h = self.growth(i, o, b);
+                    }
+                    &computed
+                }
+            };
+            let origin = self.startup && o.u0 == 0;
+            for (s, &h) in sums.iter_mut().zip(growths) {
+                s.a22 += wn * h * h;
+                s.r2 += w * h * o.sy;
+                if origin {
+                    s.a11 += wn;
+                    s.a12 += wn * h;
+                    s.r1 += w * o.sy;
+                }
+            }
+        }
+        sums.iter().map(|s| self.rss_of(s)).collect()
     }
 
     /// The residual sum of squares of the linear fit whose growth term of
@@ -360,20 +409,32 @@ impl<'a> Profile<'a> {
     /// singular. It only needs a 1- or 2-parameter fit, so its normal
     /// equations are accumulated directly.
     fn rss_with(&self, growth: impl Fn(usize, &Obs) -> f64) -> Option<f64> {
-        let startup = self.startup;
-        let (mut a11, mut a12, mut a22, mut r1, mut r2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        let mut s = ProfileSums::default();
         for (i, o) in self.obs.iter().enumerate() {
             let (w, wn) = (self.weight[i], self.weight_n[i]);
             let h = growth(i, o);
-            a22 += wn * h * h;
-            r2 += w * h * o.sy;
-            if startup && o.u0 == 0 {
-                a11 += wn;
-                a12 += wn * h;
-                r1 += w * o.sy;
+            s.a22 += wn * h * h;
+            s.r2 += w * h * o.sy;
+            if self.startup && o.u0 == 0 {
+                s.a11 += wn;
+                s.a12 += wn * h;
+                s.r1 += w * o.sy;
             }
         }
-        let rss = if startup {
+        self.rss_of(&s)
+    }
+
+    /// The residual sum of squares of the linear fit with normal equations
+    /// `sums`; `None` when that fit is singular.
+    fn rss_of(&self, sums: &ProfileSums) -> Option<f64> {
+        let ProfileSums {
+            a11,
+            a12,
+            a22,
+            r1,
+            r2,
+        } = *sums;
+        let rss = if self.startup {
             let det = a11 * a22 - a12 * a12;
             if !(a11 > 0.0 && a22 > 0.0) || det <= 1e-11 * a11 * a22 {
                 return None;
@@ -396,8 +457,8 @@ impl<'a> Profile<'a> {
     fn best_b(&self) -> Option<f64> {
         let mut best: Option<(f64, f64)> = None;
         let step = b_step(self.form);
-        for (k, b) in b_grid(self.form).enumerate() {
-            if let Some(rss) = self.rss_at_grid(k, b) {
+        for (b, rss) in b_grid(self.form).zip(self.rss_on_grid()) {
+            if let Some(rss) = rss {
                 if best.is_none_or(|(_, r)| rss < r) {
                     best = Some((b, rss));
                 }
@@ -561,13 +622,13 @@ mod tests {
         obs.sort_by_key(|o| (o.u0, o.u1));
         let without = GridPowers::default();
         for table in [GridPowers::new(300), GridPowers::new(100)] {
-            assert!(!table.rows.is_empty());
+            assert!(!table.values.is_empty());
             for startup in [true, false] {
                 // Every grid point's residual sum of squares, bit for bit.
                 let profile = Profile::new(Form::Power, &obs, startup, &table).unwrap();
-                for (k, b) in b_grid(Form::Power).enumerate() {
-                    let (with, direct) = (profile.rss_at_grid(k, b), profile.rss_at(b));
-                    assert_eq!(with.map(f64::to_bits), direct.map(f64::to_bits), "b {b}");
+                for (b, on_grid) in b_grid(Form::Power).zip(profile.rss_on_grid()) {
+                    let direct = profile.rss_at(b);
+                    assert_eq!(on_grid.map(f64::to_bits), direct.map(f64::to_bits), "b {b}");
                 }
                 let fit = fit_form(Form::Power, &obs, startup, &table).unwrap();
                 assert_eq!(fit, fit_form(Form::Power, &obs, startup, &without).unwrap());
