@@ -367,9 +367,36 @@ const GPUS: usize = 4;
 
 /// A duration in seconds: finite, from 0 to [`MAX_SECONDS`].
 fn parse_seconds(text: &str) -> Option<f64> {
-    text.parse::<f64>()
-        .ok()
+    plain_decimal(text)
+        .or_else(|| text.parse::<f64>().ok())
         .filter(|t| t.is_finite() && (0.0..=MAX_SECONDS).contains(t))
+}
+
+/// `text.parse::<f64>()` for the plain decimals a timings table is made of
+/// (`14.457`, `7`, `.5`): digits with at most one point, at most 15 digits
+/// after it and a value below 2^53 once the point is dropped; `None` for
+/// anything else (signs, exponents, longer numbers), which `str::parse`
+/// reads. Such a number is `m / 10^k` with m and 10^k exact in an f64, and
+/// one IEEE division rounds it correctly, as `str::parse` does: the same
+/// value to the bit, in about half the time (a million rows each have one).
+fn plain_decimal(text: &str) -> Option<f64> {
+    const POWERS: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let (mut mantissa, mut digits, mut decimals, mut point) = (0u64, 0u32, 0usize, false);
+    for &byte in text.as_bytes() {
+        match byte {
+            b'0'..=b'9' if digits < 19 => {
+                mantissa = mantissa * 10 + u64::from(byte - b'0');
+                digits += 1;
+                decimals += usize::from(point);
+            }
+            b'.' if !point => point = true,
+            _ => return None,
+        }
+    }
+    let power = POWERS.get(decimals)?;
+    (digits > 0 && mantissa <= 1 << 53).then(|| mantissa as f64 / power)
 }
 
 /// Checks the `cpus` and `gpus` fields of a row: a count of 1 or more, and
@@ -1389,6 +1416,87 @@ mod tests {
         // A block of 255 matches fills the byte-wide counter exactly.
         assert_eq!(super::count_quotes_and_newlines(&[b'"'; 600]), (600, 0));
         assert_eq!(super::count_quotes_and_newlines(&[b'\n'; 600]), (0, 600));
+    }
+
+    /// The plain decimals read without `str::parse` are its values to the
+    /// bit, and everything else is left to it.
+    #[test]
+    fn plain_decimals_are_read_as_str_parse_reads_them() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        let mut texts: Vec<String> = [
+            "0",
+            "0.0",
+            "00012.50",
+            ".5",
+            "5.",
+            "1.",
+            "9007199254740992",
+            "9007199254740993",
+            "900719925474099.3",
+            "0.000000000000001",
+            "0.0000000000000001",
+            "1e5",
+            "+1",
+            "-0",
+            "-1.5",
+            ".",
+            "",
+            "1..2",
+            "1.2.3",
+            " 1",
+            "inf",
+            "NaN",
+            "0x10",
+            "12a",
+            "1_0",
+            "1234567890123456789",
+            "12345678901234567890",
+            "99999999999999999999.5",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        for _ in 0..100_000 {
+            let (int, frac) = (next() % 100_000_000, next());
+            let decimals = (next() % 17) as usize;
+            let frac = format!("{frac:017}");
+            let text = format!("{int}.{}", &frac[..decimals]);
+            // Up to 15 digits in all: what a timings table holds.
+            if decimals <= 7 {
+                assert!(plain_decimal(&text).is_some(), "{text}");
+            }
+            texts.push(text);
+            texts.push(format!("{}", (next() % (1 << 53)) as f64 / 1e6));
+        }
+        let mut plain = 0;
+        for text in &texts {
+            if let Some(v) = plain_decimal(text) {
+                plain += 1;
+                let parsed = text.parse::<f64>().map(f64::to_bits);
+                assert_eq!(Ok(v.to_bits()), parsed, "{text}");
+            }
+        }
+        assert!(plain > 100_000, "{plain}");
+        assert_eq!(plain_decimal("14.457"), Some(14.457));
+        for text in [
+            "1e5",
+            "+1",
+            "-0",
+            ".",
+            "",
+            "1..2",
+            " 1",
+            "inf",
+            "9007199254740993",
+        ] {
+            assert_eq!(plain_decimal(text), None, "{text}");
+        }
     }
 
     #[test]
