@@ -312,12 +312,12 @@ struct StratumFit {
 }
 
 /// A stratum's rows as intervals (step 1), with what the report needs of them.
-struct Intervals {
+struct Intervals<'a> {
     /// Aggregated over runs, sorted by (u0, u1).
     obs: Vec<lsq::Obs>,
     /// Per run: (unit, per-unit cost) of each interval, at its last unit.
     points: Vec<Vec<(u64, f64)>>,
-    views: Vec<select::RunView>,
+    views: Vec<select::RunView<'a>>,
     /// Σ over runs of the last unit.
     units_probed: u64,
     /// Longest run, in units (H).
@@ -326,7 +326,7 @@ struct Intervals {
     mean_rate_s: f64,
 }
 
-fn intervals(runs: &[&RunTimings]) -> Intervals {
+fn intervals<'a>(runs: &[&'a RunTimings]) -> Intervals<'a> {
     // Unit intervals (u-1, u] by u (the common case, no hashing); others hashed.
     // The table by u is only used up to the number of rows, so that its size
     // follows the data, never a unit number (a gap up to unit 10^9 is one row).
@@ -368,7 +368,7 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
         total_elapsed += prev.1;
         points.push(unit_costs(&run.points));
         views.push(select::RunView {
-            points: run.points.clone(),
+            points: &run.points,
         });
     }
     let mut obs: Vec<lsq::Obs> = agg.into_values().collect();

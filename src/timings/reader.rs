@@ -1281,7 +1281,6 @@ fn finish_run(
             ));
         }
     }
-    let mut points: Vec<(u64, f64)> = Vec::with_capacity(builder.points.len());
     match options.time_kind {
         TimeColumnKind::Cumulative => {
             for pair in builder.points.windows(2) {
@@ -1300,7 +1299,6 @@ fn finish_run(
                     ));
                 }
             }
-            points.extend(builder.points.iter().map(|(u, t, _)| (*u, *t)));
         }
         TimeColumnKind::PerUnit => {
             let mut total = 0.0;
@@ -1326,11 +1324,26 @@ fn finish_run(
                         ),
                     ));
                 }
-                points.push((*unit, total));
             }
         }
     }
     let gaps = unit_gaps(builder, origins);
+    // The points without their places, in the builder's own allocation (a
+    // collect from `into_iter` into a type no larger reuses it): a fresh one
+    // per run, and freeing the builders' after, took half of this step's time.
+    let rows = std::mem::take(&mut builder.points).into_iter();
+    let points: Vec<(u64, f64)> = match options.time_kind {
+        TimeColumnKind::Cumulative => rows.map(|(unit, time, _)| (unit, time)).collect(),
+        TimeColumnKind::PerUnit => {
+            // The totals checked above, added in the same order.
+            let mut total = 0.0;
+            rows.map(|(unit, duration, _)| {
+                total += duration;
+                (unit, total)
+            })
+            .collect()
+        }
+    };
     let end = builder
         .end
         .take()
