@@ -396,7 +396,11 @@ fn unit_costs(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
     points
         .iter()
         .map(|&(u, t)| {
-            let cost = (t - prev.1) / (u - prev.0) as f64;
+            // Most intervals are one unit long: no division (x / 1 is x).
+            let cost = match u - prev.0 {
+                1 => t - prev.1,
+                units => (t - prev.1) / units as f64,
+            };
             prev = (u, t);
             (u, cost)
         })
@@ -958,7 +962,12 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
         let mut prev = (0u64, 0.0f64, 0.0f64);
         for &(u, t) in &run.points {
             let total = total_at(u);
-            let (y, e, w) = (t - prev.1, total - prev.2, 1.0 / (u - prev.0) as f64);
+            // The weight of a one-unit interval is 1, without a division.
+            let w = match u - prev.0 {
+                1 => 1.0,
+                units => 1.0 / units as f64,
+            };
+            let (y, e) = (t - prev.1, total - prev.2);
             ss_within += w * (y - level * e).powi(2);
             ss_pooled += w * (y - e).powi(2);
             rows += 1;
