@@ -150,17 +150,18 @@ impl std::ops::Deref for InputBytes {
 
 /// [`read_file_bounded`] for a timings table: a regular file of
 /// [`MAP_MIN_BYTES`] or more is mapped into memory instead of copied (on a
-/// 55 MB table, the copy and the page faults of a fresh buffer cost more
-/// than parsing a third of it, on one core before the parallel parse can
-/// start), under the same bounds and with the same messages.
+/// 55 MB table, the copy and the page faults of a fresh buffer took about
+/// 45 ms on one core before the parallel parse could start), under the same
+/// bounds and with the same messages.
 ///
 /// Assumption (the reason `Mmap::map` is unsafe): nothing rewrites the file
 /// in place while calib reads it. `calib probe` only appends, and bytes
 /// appended after the file's length was taken lie outside the map, as they
-/// lie beyond what a read would have taken. A program that truncated the
-/// table meanwhile would end calib with SIGBUS rather than a message, and
-/// one that rewrote it in place would have calib parse bytes that change
-/// under it; an input a concurrent writer replaces by a rename is unaffected.
+/// lie beyond what a read would have taken; a file a concurrent writer
+/// replaces by a rename is unaffected. A program that truncated the table
+/// meanwhile, or a read error of the storage, would end calib with SIGBUS
+/// rather than a message, and one that rewrote it in place would have calib
+/// parse bytes that change under it.
 pub(crate) fn read_table_file_bounded(path: &Path, what: &str) -> Result<InputBytes> {
     // Opened once: a FIFO (the `<(...)` of a shell) holds its data for one opening only.
     let (mut file, meta) = open_file(path, what)?;
