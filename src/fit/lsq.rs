@@ -14,6 +14,8 @@
 //! power law the exponent b is profiled (grid -1..3 by 0.2, then golden-section
 //! refinement) and its covariance taken from the Gauss–Newton approximation
 //! `σ² (J'WJ)^-1` with J the Jacobian in (startup, a, b) at the optimum.
+//! The grid's growth terms of unit intervals, `exp(b ln u)`, are the same in
+//! every stratum: they are computed once per fit ([`GridPowers`]) and shared.
 //!
 //! The startup term is dropped (and the fit says so) when it is not identified
 //! (every interval starts at 0 and there are fewer distinct lengths than
@@ -147,21 +149,27 @@ fn n_rows(obs: &[Obs]) -> f64 {
 }
 
 /// Fits one form. `allow_startup` false forces the startup term to 0.
-pub fn fit_form(form: Form, obs: &[Obs], allow_startup: bool) -> Option<FormFit> {
+/// `grid` holds the profile grid's growth terms shared by the fit's strata.
+pub fn fit_form(
+    form: Form,
+    obs: &[Obs],
+    allow_startup: bool,
+    grid: &GridPowers,
+) -> Option<FormFit> {
     let has_origin = obs.iter().any(|o| o.u0 == 0);
     if allow_startup && has_origin {
-        if let Some(fit) = fit_form_with(form, obs, true) {
+        if let Some(fit) = fit_form_with(form, obs, true, grid) {
             if fit.params.startup >= 0.0 {
                 return Some(fit);
             }
         }
     }
-    fit_form_with(form, obs, false)
+    fit_form_with(form, obs, false, grid)
 }
 
-fn fit_form_with(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
+fn fit_form_with(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> Option<FormFit> {
     if form.profiled_range().is_some() {
-        return fit_profiled(form, obs, startup);
+        return fit_profiled(form, obs, startup, grid);
     }
     let p = usize::from(startup) + if form.has_b() { 2 } else { 1 };
     let solved = solve(obs, p, |_, o, x| row(form, o, 0.0, startup, x))?;
@@ -206,12 +214,84 @@ fn b_step(form: Form) -> f64 {
     }
 }
 
+/// The grid of a profiled form's b, in the order the profile evaluates it:
+/// its range ([`Form::profiled_range`]) by [`b_step`], the last point at the
+/// range's end.
+fn b_grid(form: Form) -> impl Iterator<Item = f64> {
+    let range = form.profiled_range().unwrap_or(0.0..=0.0);
+    let (b_min, b_max) = (*range.start(), *range.end());
+    let step = b_step(form);
+    let steps = ((b_max - b_min) / step).round() as usize;
+    (0..=steps).map(move |k| (b_min + step * k as f64).min(b_max))
+}
+
+/// Longest runs, in units, whose grid growth terms [`GridPowers`] holds: 21
+/// exponents x 65,536 units are 11 MB.
+const GRID_POWER_UNITS: u64 = 1 << 16;
+
+/// The power law's growth of a unit interval (u-1, u], `exp(b ln u)`, at
+/// each exponent b of its grid ([`b_grid`]) and each u up to a length: the
+/// same in every stratum, so one fit computes them once for all its strata
+/// (they were half the exponentials of a fit of 100 strata of 1,000 units),
+/// and the profile reads them where it would compute them, bit for bit.
+#[derive(Debug, Default)]
+pub struct GridPowers {
+    /// Grid exponents per unit.
+    exponents: usize,
+    /// The growth at every grid exponent, unit after unit: those of the unit
+    /// interval ending at u are `values[(u - 1) * exponents..u * exponents]`.
+    values: Vec<f64>,
+}
+
+impl GridPowers {
+    /// The table for unit intervals up to `units` (at most [`GRID_POWER_UNITS`]),
+    /// computed on every core.
+    pub fn new(units: u64) -> GridPowers {
+        let units = units.min(GRID_POWER_UNITS);
+        let exponents: Vec<f64> = b_grid(Form::Power).collect();
+        let unit_numbers: Vec<u64> = (1..=units).collect();
+        let per_unit = crate::parallel::map(&unit_numbers, |&u| {
+            // The expression of [`Profile::growth`] with its `log_slope`.
+            let log_slope = (u as f64).ln();
+            exponents
+                .iter()
+                .map(|b| (b * log_slope).exp())
+                .collect::<Vec<f64>>()
+        });
+        GridPowers {
+            exponents: exponents.len(),
+            values: per_unit.into_iter().flatten().collect(),
+        }
+    }
+
+    /// The growth terms at every grid exponent of `form` of the unit interval
+    /// ending at `u`, if held.
+    fn at(&self, form: Form, u: u64) -> Option<&[f64]> {
+        let start = usize::try_from(u).ok()?.checked_sub(1)? * self.exponents;
+        (form == Form::Power && self.exponents > 0)
+            .then(|| self.values.get(start..start + self.exponents))
+            .flatten()
+    }
+}
+
+/// The normal equations of the profile's linear fit at one b, accumulated
+/// over the observations (see [`Profile::rss_with`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct ProfileSums {
+    a11: f64,
+    a12: f64,
+    a22: f64,
+    r1: f64,
+    r2: f64,
+}
+
 /// The observations of a fit of a profiled form (power law, geometric) with
 /// what every evaluation at a given b reuses.
 struct Profile<'a> {
     form: Form,
     obs: &'a [Obs],
     startup: bool,
+    grid: &'a GridPowers,
     /// d/db of ln c(u1) for a unit interval: ln u1 (power), u1 - 1
     /// (geometric); so c(u1) of a unit interval is one exp.
     log_slope: Vec<f64>,
@@ -226,7 +306,7 @@ struct Profile<'a> {
 }
 
 impl<'a> Profile<'a> {
-    fn new(form: Form, obs: &'a [Obs], startup: bool) -> Option<Profile<'a>> {
+    fn new(form: Form, obs: &'a [Obs], startup: bool, grid: &'a GridPowers) -> Option<Profile<'a>> {
         let range = form.profiled_range()?;
         let log_slope = obs
             .iter()
@@ -241,6 +321,7 @@ impl<'a> Profile<'a> {
             form,
             obs,
             startup,
+            grid,
             log_slope,
             weight,
             weight_n,
@@ -278,23 +359,82 @@ impl<'a> Profile<'a> {
     }
 
     /// The residual sum of squares of the linear fit at exponent `b`; `None`
-    /// when that fit is singular. It only needs a 1- or 2-parameter fit, so its
-    /// normal equations are accumulated directly.
+    /// when that fit is singular.
     fn rss_at(&self, b: f64) -> Option<f64> {
-        let startup = self.startup;
-        let (mut a11, mut a12, mut a22, mut r1, mut r2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        self.rss_with(|i, o| self.growth(i, o, b))
+    }
+
+    /// [`Profile::rss_at`] at every exponent of the grid ([`b_grid`]), in one
+    /// pass over the observations: the growth of unit intervals read from
+    /// [`GridPowers`] where it holds them, and the sums of each exponent
+    /// formed in the same order as [`Profile::rss_at`] forms them, so each is
+    /// the same to the bit (the exponents' sums are independent, so the
+    /// processor works on several at once).
+    fn rss_on_grid(&self) -> Vec<Option<f64>> {
+        let exponents: Vec<f64> = b_grid(self.form).collect();
+        let mut sums = vec![ProfileSums::default(); exponents.len()];
+        let mut computed = vec![0.0; exponents.len()];
         for (i, o) in self.obs.iter().enumerate() {
             let (w, wn) = (self.weight[i], self.weight_n[i]);
-            let h = self.growth(i, o, b);
-            a22 += wn * h * h;
-            r2 += w * h * o.sy;
-            if startup && o.u0 == 0 {
-                a11 += wn;
-                a12 += wn * h;
-                r1 += w * o.sy;
+            let held = if o.u1 == o.u0 + 1 {
+                self.grid.at(self.form, o.u1)
+            } else {
+                None
+            };
+            let growths = match held {
+                Some(values) => values,
+                None => {
+                    for (h, &b) in computed.iter_mut().zip(&exponents) {
+                        *h = self.growth(i, o, b);
+                    }
+                    &computed
+                }
+            };
+            let origin = self.startup && o.u0 == 0;
+            for (s, &h) in sums.iter_mut().zip(growths) {
+                s.a22 += wn * h * h;
+                s.r2 += w * h * o.sy;
+                if origin {
+                    s.a11 += wn;
+                    s.a12 += wn * h;
+                    s.r1 += w * o.sy;
+                }
             }
         }
-        let rss = if startup {
+        sums.iter().map(|s| self.rss_of(s)).collect()
+    }
+
+    /// The residual sum of squares of the linear fit whose growth term of
+    /// observation `i` is `growth(i, obs[i])`; `None` when that fit is
+    /// singular. It only needs a 1- or 2-parameter fit, so its normal
+    /// equations are accumulated directly.
+    fn rss_with(&self, growth: impl Fn(usize, &Obs) -> f64) -> Option<f64> {
+        let mut s = ProfileSums::default();
+        for (i, o) in self.obs.iter().enumerate() {
+            let (w, wn) = (self.weight[i], self.weight_n[i]);
+            let h = growth(i, o);
+            s.a22 += wn * h * h;
+            s.r2 += w * h * o.sy;
+            if self.startup && o.u0 == 0 {
+                s.a11 += wn;
+                s.a12 += wn * h;
+                s.r1 += w * o.sy;
+            }
+        }
+        self.rss_of(&s)
+    }
+
+    /// The residual sum of squares of the linear fit with normal equations
+    /// `sums`; `None` when that fit is singular.
+    fn rss_of(&self, sums: &ProfileSums) -> Option<f64> {
+        let ProfileSums {
+            a11,
+            a12,
+            a22,
+            r1,
+            r2,
+        } = *sums;
+        let rss = if self.startup {
             let det = a11 * a22 - a12 * a12;
             if !(a11 > 0.0 && a22 > 0.0) || det <= 1e-11 * a11 * a22 {
                 return None;
@@ -317,10 +457,8 @@ impl<'a> Profile<'a> {
     fn best_b(&self) -> Option<f64> {
         let mut best: Option<(f64, f64)> = None;
         let step = b_step(self.form);
-        let steps = ((self.b_max - self.b_min) / step).round() as usize;
-        for k in 0..=steps {
-            let b = (self.b_min + step * k as f64).min(self.b_max);
-            if let Some(rss) = self.rss_at(b) {
+        for (b, rss) in b_grid(self.form).zip(self.rss_on_grid()) {
+            if let Some(rss) = rss {
                 if best.is_none_or(|(_, r)| rss < r) {
                     best = Some((b, rss));
                 }
@@ -401,9 +539,9 @@ impl<'a> Profile<'a> {
     }
 }
 
-fn fit_profiled(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
+fn fit_profiled(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> Option<FormFit> {
     let p = usize::from(startup) + 1;
-    let profile = Profile::new(form, obs, startup)?;
+    let profile = Profile::new(form, obs, startup, grid)?;
     let b = profile.best_b()?;
     let solved = solve(obs, p, |i, o, x| profile.row(i, o, b, x))?;
     let n = n_rows(obs);
@@ -447,6 +585,63 @@ mod tests {
             .collect()
     }
 
+    /// The shared grid terms change no bit of a fit: with the table, with a
+    /// table shorter than the runs, and without one, on noisy rows with gaps
+    /// (intervals longer than a unit) and with or without startup.
+    #[test]
+    fn the_grid_table_gives_the_fits_computed_without_it() {
+        let mut state = 7u64;
+        let mut noise = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as f64 / (1u64 << 31) as f64 - 0.5
+        };
+        let p = Params {
+            startup: 4.0,
+            a: 2.0,
+            b: 0.37,
+        };
+        let mut obs = exact_obs(Form::Power, &p, 300, 3);
+        for o in obs.iter_mut() {
+            let y = o.sy / o.n * (1.0 + 0.2 * noise());
+            (o.sy, o.syy) = (y * o.n, y * y * o.n);
+        }
+        // Two gaps: (40, 43] and (120, 125] replace their unit intervals.
+        obs.retain(|o| !(41..=43).contains(&o.u1) && !(121..=125).contains(&o.u1));
+        for (u0, u1) in [(40, 43), (120, 125)] {
+            let y = forms::cumulative(Form::Power, &p, u1) - forms::cumulative(Form::Power, &p, u0);
+            obs.push(Obs {
+                u0,
+                u1,
+                n: 2.0,
+                sy: 2.0 * y,
+                syy: 2.0 * y * y,
+            });
+        }
+        obs.sort_by_key(|o| (o.u0, o.u1));
+        let without = GridPowers::default();
+        for table in [GridPowers::new(300), GridPowers::new(100)] {
+            assert!(!table.values.is_empty());
+            for startup in [true, false] {
+                // Every grid point's residual sum of squares, bit for bit.
+                let profile = Profile::new(Form::Power, &obs, startup, &table).unwrap();
+                for (b, on_grid) in b_grid(Form::Power).zip(profile.rss_on_grid()) {
+                    let direct = profile.rss_at(b);
+                    assert_eq!(on_grid.map(f64::to_bits), direct.map(f64::to_bits), "b {b}");
+                }
+                let fit = fit_form(Form::Power, &obs, startup, &table).unwrap();
+                assert_eq!(fit, fit_form(Form::Power, &obs, startup, &without).unwrap());
+                // The early part of a holdout, as the selection fits it.
+                let early: Vec<Obs> = obs.iter().filter(|o| o.u1 <= 180).copied().collect();
+                assert_eq!(
+                    fit_form(Form::Power, &early, startup, &table),
+                    fit_form(Form::Power, &early, startup, &without)
+                );
+            }
+        }
+    }
+
     #[test]
     fn noiseless_data_gives_back_the_parameters() {
         let truth = [
@@ -462,7 +657,13 @@ mod tests {
                 a: 3.0,
                 b,
             };
-            let fit = fit_form(form, &exact_obs(form, &p, 200, 2), true).unwrap();
+            let fit = fit_form(
+                form,
+                &exact_obs(form, &p, 200, 2),
+                true,
+                &GridPowers::new(200),
+            )
+            .unwrap();
             assert!(
                 (fit.params.a - 3.0).abs() < 1e-4,
                 "{form}: {:?}",

@@ -220,7 +220,17 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
     let mut warnings = Vec::new();
     // Strata are independent: fit them on all cores, keeping their order.
     let groups: Vec<(&String, &Vec<&RunTimings>)> = groups.iter().collect();
-    let results = parallel::map(&groups, |(name, runs)| fit_stratum(name, runs, options));
+    // The power law's grid terms, up to the longest run of unit rows.
+    let longest = timings
+        .runs
+        .iter()
+        .filter(|r| r.points.len() >= 2)
+        .filter_map(|r| r.points.last().map(|p| p.0))
+        .max();
+    let grid = lsq::GridPowers::new(longest.unwrap_or(0));
+    let results = parallel::map(&groups, |(name, runs)| {
+        fit_stratum(name, runs, options, &grid)
+    });
     let fits = results.into_iter().collect::<Result<Vec<StratumFit>>>()?;
     // Partial pooling: the strata fitted together are one campaign, whose
     // pooled run-to-run variances become each stratum's prior.
@@ -302,12 +312,12 @@ struct StratumFit {
 }
 
 /// A stratum's rows as intervals (step 1), with what the report needs of them.
-struct Intervals {
+struct Intervals<'a> {
     /// Aggregated over runs, sorted by (u0, u1).
     obs: Vec<lsq::Obs>,
     /// Per run: (unit, per-unit cost) of each interval, at its last unit.
     points: Vec<Vec<(u64, f64)>>,
-    views: Vec<select::RunView>,
+    views: Vec<select::RunView<'a>>,
     /// Σ over runs of the last unit.
     units_probed: u64,
     /// Longest run, in units (H).
@@ -316,7 +326,7 @@ struct Intervals {
     mean_rate_s: f64,
 }
 
-fn intervals(runs: &[&RunTimings]) -> Intervals {
+fn intervals<'a>(runs: &[&'a RunTimings]) -> Intervals<'a> {
     // Unit intervals (u-1, u] by u (the common case, no hashing); others hashed.
     // The table by u is only used up to the number of rows, so that its size
     // follows the data, never a unit number (a gap up to unit 10^9 is one row).
@@ -358,7 +368,7 @@ fn intervals(runs: &[&RunTimings]) -> Intervals {
         total_elapsed += prev.1;
         points.push(unit_costs(&run.points));
         views.push(select::RunView {
-            points: run.points.clone(),
+            points: &run.points,
         });
     }
     let mut obs: Vec<lsq::Obs> = agg.into_values().collect();
@@ -386,7 +396,11 @@ fn unit_costs(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
     points
         .iter()
         .map(|&(u, t)| {
-            let cost = (t - prev.1) / (u - prev.0) as f64;
+            // Most intervals are one unit long: no division (x / 1 is x).
+            let cost = match u - prev.0 {
+                1 => t - prev.1,
+                units => (t - prev.1) / units as f64,
+            };
             prev = (u, t);
             (u, cost)
         })
@@ -400,11 +414,16 @@ fn unit_costs(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
 /// candidate only when the probe shows geometric growth (`geometric_shown`):
 /// elsewhere its projection dwarfs every other form's on a trend the data
 /// cannot tell from a straight line, and the model average would follow it.
-fn candidate_fits(obs: &[lsq::Obs], horizon: u64, geometric_shown: bool) -> Vec<lsq::FormFit> {
+fn candidate_fits(
+    obs: &[lsq::Obs],
+    horizon: u64,
+    geometric_shown: bool,
+    grid: &lsq::GridPowers,
+) -> Vec<lsq::FormFit> {
     Form::ALL
         .iter()
         .filter(|&&f| f != Form::Geometric || geometric_shown)
-        .filter_map(|&f| lsq::fit_form(f, obs, true))
+        .filter_map(|&f| lsq::fit_form(f, obs, true, grid))
         .filter(|fit| {
             let p = &fit.params;
             let finite = [p.startup, p.a, p.b, fit.df]
@@ -416,7 +435,12 @@ fn candidate_fits(obs: &[lsq::Obs], horizon: u64, geometric_shown: bool) -> Vec<
         .collect()
 }
 
-fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Result<StratumFit> {
+fn fit_stratum(
+    name: &str,
+    measured: &[&RunTimings],
+    options: &FitOptions,
+    grid: &lsq::GridPowers,
+) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
     // 1. Transient slow units evened out before any fitting; the report and
     // the plot keep the units as measured.
@@ -431,7 +455,7 @@ fn fit_stratum(name: &str, measured: &[&RunTimings], options: &FitOptions) -> Re
     };
     let data = intervals(runs);
     // 2-4. Forms, their fits and the selection.
-    let forms = fit_forms(display, &data, runs)?;
+    let forms = fit_forms(display, &data, runs, grid)?;
     // 5. The runs' levels and current rates against the chosen curve; the
     // campaign's pooling, when there is one, replaces this spread afterwards.
     let chosen_curve = Curve::from(&forms.plausible[0]);
@@ -531,11 +555,16 @@ struct FormsFit {
 /// Steps 2-4: every candidate form fitted, the selection by extrapolation,
 /// and the plausible forms' covariances rescaled to the within-run residual
 /// variance (the level differences between runs count in the spread, once).
-fn fit_forms(display: &str, data: &Intervals, runs: &[&RunTimings]) -> Result<FormsFit> {
+fn fit_forms(
+    display: &str,
+    data: &Intervals,
+    runs: &[&RunTimings],
+    grid: &lsq::GridPowers,
+) -> Result<FormsFit> {
     let horizon = data.horizon;
     let growth_factor = growth_factor_per_unit(&data.points);
     let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
-    let full = candidate_fits(&data.obs, horizon, geometric_shown);
+    let full = candidate_fits(&data.obs, horizon, geometric_shown, grid);
     if full.is_empty() {
         return Err(Error::input(
             Origin::Argument("PATH".into()),
@@ -545,7 +574,7 @@ fn fit_forms(display: &str, data: &Intervals, runs: &[&RunTimings]) -> Result<Fo
             ),
         ));
     }
-    let choice = select::choose(&data.obs, &data.views, &full);
+    let choice = select::choose(&data.obs, &data.views, &full, grid);
     let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
     let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
     for &f in &choice.plausible {
@@ -933,7 +962,12 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
         let mut prev = (0u64, 0.0f64, 0.0f64);
         for &(u, t) in &run.points {
             let total = total_at(u);
-            let (y, e, w) = (t - prev.1, total - prev.2, 1.0 / (u - prev.0) as f64);
+            // The weight of a one-unit interval is 1, without a division.
+            let w = match u - prev.0 {
+                1 => 1.0,
+                units => 1.0 / units as f64,
+            };
+            let (y, e) = (t - prev.1, total - prev.2);
             ss_within += w * (y - level * e).powi(2);
             ss_pooled += w * (y - e).powi(2);
             rows += 1;

@@ -30,7 +30,7 @@
 //! per request, from these figures.
 
 use crate::model::TrendResolution;
-use crate::stats::median;
+use crate::stats::{median, median_reordering};
 
 /// Where a unit's relative cost is clipped, in robust sds of its run.
 const CLIP_SDS: f64 = 5.0;
@@ -66,7 +66,8 @@ pub fn measure(points: &[Vec<(u64, f64)>]) -> Option<TrendResolution> {
         // robust sds of its run (Huber's clipping): one 10x unit would
         // otherwise move its run's mean and every residual with it.
         let ys: Vec<f64> = costs.iter().map(|c| c / level).collect();
-        let spread = 1.4826 * median(&ys.iter().map(|y| (y - 1.0).abs()).collect::<Vec<_>>())?;
+        let mut deviations: Vec<f64> = ys.iter().map(|y| (y - 1.0).abs()).collect();
+        let spread = 1.4826 * median_reordering(&mut deviations)?;
         let clip = CLIP_SDS * spread;
         let ys: Vec<f64> = ys.iter().map(|y| y.clamp(1.0 - clip, 1.0 + clip)).collect();
         let n = xs.len() as f64;
@@ -87,7 +88,7 @@ pub fn measure(points: &[Vec<(u64, f64)>]) -> Option<TrendResolution> {
         return None;
     }
     let slope = sxy / sxx;
-    let residuals: Vec<f64> = runs
+    let mut residuals: Vec<f64> = runs
         .iter()
         .flat_map(|r| {
             r.xs.iter()
@@ -95,9 +96,13 @@ pub fn measure(points: &[Vec<(u64, f64)>]) -> Option<TrendResolution> {
                 .map(move |(x, y)| (y - r.mean_y) - slope * (x - r.mean_x))
         })
         .collect();
-    let centre = median(&residuals)?;
-    let deviations: Vec<f64> = residuals.iter().map(|e| (e - centre).abs()).collect();
-    let unit_noise = 1.4826 * median(&deviations)?;
+    // Both medians take the values in any order: the residuals are
+    // reordered, then turned into their deviations, in place.
+    let centre = median_reordering(&mut residuals)?;
+    for e in residuals.iter_mut() {
+        *e = (*e - centre).abs();
+    }
+    let unit_noise = 1.4826 * median_reordering(&mut residuals)?;
     // One mean per run and the shared slope are estimated.
     let df = (residuals.len() as f64 - runs.len() as f64 - 1.0).max(1.0);
     let resolution = TrendResolution {

@@ -33,7 +33,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::forms::Form;
-use super::lsq::{fit_form, FormFit, Obs};
+use super::lsq::{fit_form, FormFit, GridPowers, Obs};
 
 /// Runs shorter than this (units) are too short for an extrapolation holdout
 /// (and then budget extrapolates them only a few times their length).
@@ -41,11 +41,11 @@ pub const MIN_UNITS: u64 = crate::model::MIN_TREND_UNITS;
 /// Fraction of the longest run used as the early part.
 pub const HOLDOUT_FRACTION: f64 = 0.6;
 
-/// What the selection needs to know about one run.
+/// What the selection needs to know about one run (borrowed from it).
 #[derive(Debug, Clone)]
-pub struct RunView {
+pub struct RunView<'a> {
     /// (unit, elapsed) points, sorted.
-    pub points: Vec<(u64, f64)>,
+    pub points: &'a [(u64, f64)],
 }
 
 /// The extrapolation score of one form.
@@ -111,7 +111,7 @@ struct RunsShape {
     lengths: Vec<u64>,
 }
 
-fn runs_shape(runs: &[RunView]) -> RunsShape {
+fn runs_shape(runs: &[RunView<'_>]) -> RunsShape {
     let last_units = || runs.iter().filter_map(|r| r.points.last().map(|p| p.0));
     let horizon = last_units().max().unwrap_or(0);
     let run_length_rows = runs.iter().all(|r| r.points.len() <= 1);
@@ -235,7 +235,7 @@ impl RunError {
 
 /// `d_k` of one run under the early fit; `None` for a run that ends within the
 /// early part (nothing to score).
-fn run_error(fit: &FormFit, run: &RunView, cut: u64, sigma2: f64) -> Option<RunError> {
+fn run_error(fit: &FormFit, run: &RunView<'_>, cut: u64, sigma2: f64) -> Option<RunError> {
     let &(u_last, t_last) = run.points.last()?;
     if u_last <= cut {
         return None;
@@ -268,11 +268,12 @@ fn run_error(fit: &FormFit, run: &RunView, cut: u64, sigma2: f64) -> Option<RunE
 fn score_form(
     form: Form,
     early: &[Obs],
-    runs: &[RunView],
+    runs: &[RunView<'_>],
     cut: u64,
     sigma2: f64,
+    grid: &GridPowers,
 ) -> Option<FormScore> {
-    let fit = fit_form(form, early, true)?;
+    let fit = fit_form(form, early, true, grid)?;
     let mut d = Vec::new();
     let mut var_analytic = 0.0;
     for error in runs
@@ -315,7 +316,9 @@ fn rank_scores(scores: &mut [FormScore]) {
     }
 }
 
-pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
+/// The choice among the forms fitted to the full data (`full`); `grid` as for
+/// [`fit_form`].
+pub fn choose(obs: &[Obs], runs: &[RunView<'_>], full: &[FormFit], grid: &GridPowers) -> Choice {
     let shape = runs_shape(runs);
     if let Some(selection) = holdout_impossible(&shape) {
         return fallback_choice(selection, shape.lengths, full);
@@ -328,7 +331,7 @@ pub fn choose(obs: &[Obs], runs: &[RunView], full: &[FormFit]) -> Choice {
         // Only forms that also fit the full data can be chosen: the others
         // are not scored (a profiled fit of the early part is costly).
         .filter(|&form| fitted(full, form))
-        .filter_map(|form| score_form(form, &early, runs, cut, sigma2))
+        .filter_map(|form| score_form(form, &early, runs, cut, sigma2, grid))
         .collect();
     if scores.is_empty() || scores.iter().all(|s| !s.score.is_finite()) {
         let mut c = fallback_choice(Selection::ProbeTooShort, shape.lengths, full);

@@ -11,6 +11,7 @@
 //! identifying fields, so files can be concatenated or merged in any order.
 
 mod reader;
+mod simple;
 mod writer;
 
 pub use reader::{read_timings, IngestOptions, IngestWarning, TimeColumnKind, Timings};
