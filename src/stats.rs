@@ -96,11 +96,9 @@ mod tests {
     /// The median taken in place is [`median`]'s, bit for bit, short and long.
     #[test]
     fn the_median_in_place_is_the_median() {
-        let mut state = 99u64;
+        let mut rng = crate::synth::Rng::new(99);
         let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let state = rng.next_u64();
             match state >> 60 {
                 0 => f64::NAN,
                 1 => -0.0,
@@ -139,14 +137,9 @@ mod tests {
             0.3,
             -7.25,
         ];
-        // A fixed pseudo-random walk over the pool (no crate, same cases each run).
-        let mut state = 12345u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            pool[(state >> 33) as usize % pool.len()]
-        };
+        // A fixed pseudo-random walk over the pool (the same cases each run).
+        let mut rng = crate::synth::Rng::new(12345);
+        let mut next = || pool[(rng.next_u64() >> 33) as usize % pool.len()];
         for _ in 0..20_000 {
             for n in 0..=SMALL {
                 let values: Vec<f64> = (0..n).map(|_| next()).collect();

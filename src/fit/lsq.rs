@@ -590,13 +590,8 @@ mod tests {
     /// (intervals longer than a unit) and with or without startup.
     #[test]
     fn the_grid_table_gives_the_fits_computed_without_it() {
-        let mut state = 7u64;
-        let mut noise = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64 - 0.5
-        };
+        let mut rng = crate::synth::Rng::new(7);
+        let mut noise = || rng.uniform() - 0.5;
         let p = Params {
             startup: 4.0,
             a: 2.0,

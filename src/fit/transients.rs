@@ -208,13 +208,8 @@ mod tests {
     /// median of each unit's neighbours.
     #[test]
     fn the_smallest_neighbour_shortcut_keeps_the_median_rule() {
-        let mut state = 2026u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut rng = crate::synth::Rng::new(2026);
+        let mut next = || rng.uniform();
         for _ in 0..200 {
             let costs: Vec<f64> = (0..60)
                 .map(|_| match next() {

@@ -1435,13 +1435,8 @@ mod tests {
     /// bit, and everything else is left to it.
     #[test]
     fn plain_decimals_are_read_as_str_parse_reads_them() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 11
-        };
+        let mut rng = crate::synth::Rng::new(11);
+        let mut next = || rng.next_u64() >> 11;
         let mut texts: Vec<String> = [
             "0",
             "0.0",
@@ -1569,13 +1564,8 @@ mod tests {
     /// as the first piece of a table and as a later one.
     #[test]
     fn simple_records_read_as_the_csv_crate_reads_them() {
-        let mut state = 2026u64;
-        let mut next = |n: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 33) % n as u64) as usize
-        };
+        let mut rng = crate::synth::Rng::new(2026);
+        let mut next = |n: usize| ((rng.next_u64() >> 33) % n as u64) as usize;
         const NOTES: &[&[u8]] = &[
             b"x",
             b"",
