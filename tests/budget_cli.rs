@@ -519,9 +519,9 @@ fn startup_heavy_model(dir: &std::path::Path) -> std::path::PathBuf {
     model
 }
 
-/// The budget (JSON) of 2880 units of [`startup_heavy_model`] under
-/// `partitions`: its one stratum, which must be `over_cap`.
-fn startup_heavy_over_cap(partitions: &str) -> Value {
+/// The budget of 2880 units of [`startup_heavy_model`] under `partitions`,
+/// in `format`: an over-cap budget (exit 3).
+fn startup_heavy_budget(partitions: &str, format: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let model = startup_heavy_model(dir.path());
     let out = budget(
@@ -534,11 +534,16 @@ fn startup_heavy_over_cap(partitions: &str) -> Value {
             "--partitions",
             partitions,
             "--format",
-            "json",
+            format,
         ],
         3,
     );
-    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    stdout(&out)
+}
+
+/// [`startup_heavy_budget`] as JSON: its one stratum, which must be `over_cap`.
+fn startup_heavy_over_cap(partitions: &str) -> Value {
+    let doc: Value = serde_json::from_str(&startup_heavy_budget(partitions, "json")).unwrap();
     let slow = doc["strata"][0].clone();
     assert_eq!(slow["status"], "over_cap", "{slow}");
     slow
@@ -571,9 +576,20 @@ fn over_cap_segments_pay_the_startup_again() {
 // of resubmissions completes the run, and budget says so instead of a count.
 #[test]
 fn over_cap_with_a_cap_shorter_than_the_startup_gives_no_segment_count() {
-    let slow = startup_heavy_over_cap("short 3:00:00\nlong 10:00:00\n");
+    let partitions = "short 3:00:00\nlong 10:00:00\n";
+    let slow = startup_heavy_over_cap(partitions);
     assert_eq!(slow["segments"], Value::Null, "{slow}");
     assert_mentions(&slow["notes"].to_string(), &["cannot finish even one unit"]);
+    // The table gives no time for it: neither segments nor the single task's
+    // unsubmittable time.
+    let table = startup_heavy_budget(partitions, "table");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("dataset=slow") && l.contains("over_cap"))
+        .unwrap_or_else(|| panic!("{table}"));
+    let single = slow["time"].as_str().unwrap();
+    assert!(!row.contains(single), "{row}");
+    assert!(!row.contains(" x "), "{row}");
 }
 
 // MODEL-DEPENDENT (model_json, and a cost of about `rate_s` per unit): two
