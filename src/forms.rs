@@ -11,10 +11,15 @@
 //! | log | a + b ln i | a N + b ln N! (ln Γ(N+1)) |
 //! | power | a i^b | a H_N(b), H_N(b) = Σ i^b (generalised harmonic number) |
 //! | geometric | a e^{b(i-1)} | a G_N(b), G_N(b) = (e^{bN} - 1) / (e^b - 1) |
+//! | onset | a + h e^{b(i-1)} | a N + h G_N(b) |
 //!
 //! The first three are linear in (startup, a, b); the power law and the
-//! geometric form are linear in (startup, a) for a fixed b, which
-//! [`crate::fit::lsq`] profiles. The geometric form is the cost of iterative
+//! geometric form are linear in (startup, a) for a fixed b, and the onset in
+//! (startup, a, h), which [`crate::fit::lsq`] profiles. The onset is a
+//! constant base with a part that multiplies per unit: the cost of a program
+//! whose growing part starts small against its fixed work (a search frontier,
+//! a cache of growing misses) and takes over later in the run. It is fitted
+//! only where the probe shows such a takeover (see `crate::fit`). The geometric form is the cost of iterative
 //! deepening and of searches whose frontier multiplies (each unit costs e^b
 //! times the last); it is only a candidate when the probe itself shows such
 //! growth (see `crate::fit`), because beyond the probe it outgrows every other
@@ -35,16 +40,24 @@ pub enum Form {
     Log,
     Power,
     Geometric,
+    Onset,
 }
+
+/// Parameters a form may have: (startup, a, b, h), in the covariance's order.
+pub const PARAMS: usize = 4;
+
+/// Covariance of (startup, a, b, h); rows of parameters a form lacks are zero.
+pub type Covariance = [[f64; PARAMS]; PARAMS];
 
 impl Form {
     /// Every form a model file may state.
-    pub const ALL: [Form; 5] = [
+    pub const ALL: [Form; 6] = [
         Form::Constant,
         Form::Linear,
         Form::Log,
         Form::Power,
         Form::Geometric,
+        Form::Onset,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +67,7 @@ impl Form {
             Form::Log => "log",
             Form::Power => "power",
             Form::Geometric => "geometric",
+            Form::Onset => "onset",
         }
     }
 
@@ -65,6 +79,7 @@ impl Form {
             Form::Log => "c(i) = a + b*ln(i)",
             Form::Power => "c(i) = a*i^b",
             Form::Geometric => "c(i) = a*exp(b*(i-1))",
+            Form::Onset => "c(i) = a + h*exp(b*(i-1))",
         }
     }
 
@@ -73,14 +88,26 @@ impl Form {
         !matches!(self, Form::Constant)
     }
 
+    /// How many of (startup, a, b, h) the form has.
+    pub fn param_count(self) -> usize {
+        match self {
+            Form::Constant => 2,
+            Form::Onset => 4,
+            _ => 3,
+        }
+    }
+
     /// The range of b for the forms whose b is profiled rather than solved
     /// for (b enters nonlinearly): the power law's exponent, the geometric
     /// form's log growth factor per unit (0 to ln 10: up to ten times the
-    /// last unit's cost). `None` for the forms linear in b.
+    /// last unit's cost), the onset's growing part's (from 0.01: below it the
+    /// growing part is a second constant over any probe, indistinguishable
+    /// from the base). `None` for the forms linear in b.
     pub fn profiled_range(self) -> Option<std::ops::RangeInclusive<f64>> {
         match self {
             Form::Power => Some(-1.0..=3.0),
             Form::Geometric => Some(0.0..=std::f64::consts::LN_10),
+            Form::Onset => Some(0.01..=std::f64::consts::LN_10),
             Form::Constant | Form::Linear | Form::Log => None,
         }
     }
@@ -92,12 +119,22 @@ impl std::fmt::Display for Form {
     }
 }
 
-/// Parameters of one form: startup seconds, a, b (b unused for constant).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// Parameters of one form: startup seconds, a, b (unused for constant) and
+/// h (the onset's multiplying part; 0 for every other form).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Params {
     pub startup: f64,
     pub a: f64,
     pub b: f64,
+    #[serde(default)]
+    pub h: f64,
+}
+
+impl Params {
+    /// (startup, a, b, h), in the covariance's order.
+    pub fn values(&self) -> [f64; PARAMS] {
+        [self.startup, self.a, self.b, self.h]
+    }
 }
 
 /// Largest cumulative cost a form states, seconds (about 3·10^22 years): the
@@ -111,6 +148,16 @@ fn capped(x: f64) -> f64 {
         x
     } else {
         x.min(MAX_PROJECTED_S)
+    }
+}
+
+/// `coefficient x growth`, 0 for a zero coefficient even when the growth
+/// overflowed to +inf (0 x inf is NaN): a form without that part has none.
+pub(crate) fn times(coefficient: f64, growth: f64) -> f64 {
+    if coefficient == 0.0 {
+        0.0
+    } else {
+        coefficient * growth
     }
 }
 
@@ -226,7 +273,7 @@ pub fn shape(form: Form, n: u64, b: f64) -> f64 {
         Form::Linear => tri(nf),
         Form::Log => ln_fact(nf),
         Form::Power => harmonic(n, b),
-        Form::Geometric => capped(geometric_sum(n, b)),
+        Form::Geometric | Form::Onset => capped(geometric_sum(n, b)),
     }
 }
 
@@ -235,7 +282,7 @@ pub fn shape(form: Form, n: u64, b: f64) -> f64 {
 pub fn shape_db(form: Form, n: u64, b: f64) -> f64 {
     match form {
         Form::Power => harmonic_db(n, b),
-        Form::Geometric => geometric_sum_db(n, b),
+        Form::Geometric | Form::Onset => geometric_sum_db(n, b),
         Form::Constant | Form::Linear | Form::Log => 0.0,
     }
 }
@@ -247,7 +294,8 @@ pub fn unit_cost(form: Form, p: &Params, i: f64) -> f64 {
         Form::Linear => p.a + p.b * i,
         Form::Log => p.a + p.b * i.max(1.0).ln(),
         Form::Power => p.a * i.max(1.0).powf(p.b),
-        Form::Geometric => capped(p.a * (p.b * (i.max(1.0) - 1.0)).exp()),
+        Form::Geometric => capped(times(p.a, (p.b * (i.max(1.0) - 1.0)).exp())),
+        Form::Onset => capped(p.a + times(p.h, (p.b * (i.max(1.0) - 1.0)).exp())),
     }
 }
 
@@ -259,22 +307,30 @@ pub fn cumulative(form: Form, p: &Params, n: u64) -> f64 {
         Form::Linear => p.a * nf + p.b * tri(nf),
         Form::Log => p.a * nf + p.b * ln_fact(nf),
         Form::Power => p.a * harmonic(n, p.b),
-        Form::Geometric => capped(p.a * geometric_sum(n, p.b)),
+        Form::Geometric => capped(times(p.a, geometric_sum(n, p.b))),
+        Form::Onset => capped(p.a * nf + times(p.h, geometric_sum(n, p.b))),
     }
 }
 
-/// Gradient of `startup + C(N)` with respect to (startup, a, b).
-pub fn gradient(form: Form, p: &Params, n: u64) -> [f64; 3] {
+/// Gradient of `startup + C(N)` with respect to (startup, a, b, h).
+pub fn gradient(form: Form, p: &Params, n: u64) -> [f64; PARAMS] {
     let nf = n as f64;
     match form {
-        Form::Constant => [1.0, nf, 0.0],
-        Form::Linear => [1.0, nf, tri(nf)],
-        Form::Log => [1.0, nf, ln_fact(nf)],
-        Form::Power => [1.0, shape(form, n, p.b), p.a * shape_db(form, n, p.b)],
+        Form::Constant => [1.0, nf, 0.0, 0.0],
+        Form::Linear => [1.0, nf, tri(nf), 0.0],
+        Form::Log => [1.0, nf, ln_fact(nf), 0.0],
+        Form::Power => [1.0, shape(form, n, p.b), p.a * shape_db(form, n, p.b), 0.0],
         Form::Geometric => [
             1.0,
             shape(form, n, p.b),
-            capped(p.a * shape_db(form, n, p.b)),
+            capped(times(p.a, shape_db(form, n, p.b))),
+            0.0,
+        ],
+        Form::Onset => [
+            1.0,
+            nf,
+            capped(times(p.h, shape_db(form, n, p.b))),
+            shape(form, n, p.b),
         ],
     }
 }
@@ -306,12 +362,13 @@ mod tests {
             startup: 0.0,
             a: 1.0,
             b: 1.0,
+            h: 1.0,
         };
         // e^10000 overflows a float; the projection says "past every limit".
-        assert_eq!(cumulative(Form::Geometric, &p, 10_000), MAX_PROJECTED_S);
-        assert!(gradient(Form::Geometric, &p, 10_000)
-            .iter()
-            .all(|g| g.is_finite()));
+        for form in [Form::Geometric, Form::Onset] {
+            assert_eq!(cumulative(form, &p, 10_000), MAX_PROJECTED_S);
+            assert!(gradient(form, &p, 10_000).iter().all(|g| g.is_finite()));
+        }
     }
 
     #[test]
@@ -320,12 +377,51 @@ mod tests {
             startup: 0.0,
             a: 2.0,
             b: 0.3,
+            h: 0.01,
         };
         for form in Form::ALL {
-            // 60 units: the geometric form's sum is still below its cap there.
-            let n = if form == Form::Geometric { 60 } else { 500 };
+            // 60 units: the geometric sums are still below their cap there.
+            let n = if matches!(form, Form::Geometric | Form::Onset) {
+                60
+            } else {
+                500
+            };
             let sum: f64 = (1..=n).map(|i| unit_cost(form, &p, i as f64)).sum();
             assert_relative_eq!(cumulative(form, &p, n), sum, max_relative = 1e-9);
+        }
+    }
+
+    /// The gradient is the derivative of the total: central differences of
+    /// `startup + C(N)` in each parameter, for every form.
+    #[test]
+    fn gradient_matches_central_differences() {
+        let p = Params {
+            startup: 3.0,
+            a: 2.0,
+            b: 0.2,
+            h: 0.05,
+        };
+        let total = |form: Form, q: &Params, n: u64| q.startup + cumulative(form, q, n);
+        for form in Form::ALL {
+            for n in [1u64, 7, 40] {
+                let g = gradient(form, &p, n);
+                for j in 0..form.param_count() {
+                    let step = 1e-6;
+                    let mut up = p.values();
+                    let mut down = p.values();
+                    up[j] += step;
+                    down[j] -= step;
+                    let at = |v: [f64; PARAMS]| Params {
+                        startup: v[0],
+                        a: v[1],
+                        b: v[2],
+                        h: v[3],
+                    };
+                    let numeric =
+                        (total(form, &at(up), n) - total(form, &at(down), n)) / (2.0 * step);
+                    assert_relative_eq!(g[j], numeric, max_relative = 1e-4, epsilon = 1e-6);
+                }
+            }
         }
     }
 }

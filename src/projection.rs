@@ -51,10 +51,13 @@
 //!   the raw bound over every N' = 1..=min(N, 256) and, beyond 256, over a fixed
 //!   geometric grid (ratio 1.005) up to its first point >= N (so at most 0.5% of
 //!   N ahead: a slightly conservative step function).
+//!
+//! Every figure is at most [`forms::MAX_PROJECTED_S`]: a form's sum past it is
+//! capped there, and a run's deviation does not move a capped sum.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-use crate::forms::{self, Form, Params};
+use crate::forms::{self, Covariance, Form, Params, PARAMS};
 
 /// One cost form with its parameters, as a model file states it.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,8 +77,8 @@ pub struct Curve {
 /// The estimated uncertainty of a form's parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitUncertainty {
-    /// Covariance of (startup, a, b); rows of parameters a form lacks are zero.
-    pub covariance: [[f64; 3]; 3],
+    /// Covariance of (startup, a, b, h); rows of parameters a form lacks are zero.
+    pub covariance: Covariance,
     /// Residual degrees of freedom of the fit (at least 1).
     pub df: f64,
 }
@@ -324,24 +327,28 @@ impl<'a> Evaluator<'a> {
         head + (n - m) as f64 * self.unit_cost(self.horizon as f64)
     }
 
-    /// Gradient of P(N) in (startup, a, b), ignoring the floor.
-    fn gradient(&self, n: u64) -> [f64; 3] {
+    /// Gradient of P(N) in (startup, a, b, h), ignoring the floor.
+    fn gradient(&self, n: u64) -> [f64; PARAMS] {
         let p = &self.curve.params;
         if self.declining && n > self.horizon {
             let mut g = forms::gradient(self.curve.form, p, self.horizon);
             let extra = (n - self.horizon) as f64;
             let h = self.horizon as f64;
             let dc = match self.curve.form {
-                Form::Constant => [0.0, 1.0, 0.0],
-                Form::Linear => [0.0, 1.0, h],
-                Form::Log => [0.0, 1.0, h.ln()],
-                Form::Power => [0.0, h.powf(p.b), p.a * h.powf(p.b) * h.ln()],
+                Form::Constant => [0.0, 1.0, 0.0, 0.0],
+                Form::Linear => [0.0, 1.0, h, 0.0],
+                Form::Log => [0.0, 1.0, h.ln(), 0.0],
+                Form::Power => [0.0, h.powf(p.b), p.a * h.powf(p.b) * h.ln(), 0.0],
                 Form::Geometric => {
                     let g = (p.b * (h - 1.0)).exp();
-                    [0.0, g, p.a * g * (h - 1.0)]
+                    [0.0, g, p.a * g * (h - 1.0), 0.0]
+                }
+                Form::Onset => {
+                    let g = (p.b * (h - 1.0)).exp();
+                    [0.0, 1.0, forms::times(p.h, g) * (h - 1.0), g]
                 }
             };
-            for j in 0..3 {
+            for j in 0..PARAMS {
                 g[j] += extra * dc[j];
             }
             g
@@ -358,8 +365,8 @@ impl<'a> Evaluator<'a> {
         let g = self.gradient(n);
         let c = &fit.covariance;
         let mut v = 0.0;
-        for j in 0..3 {
-            for k in 0..3 {
+        for j in 0..PARAMS {
+            for k in 0..PARAMS {
                 v += g[j] * c[j][k] * g[k];
             }
         }
@@ -576,9 +583,16 @@ impl<'a> Projector<'a> {
         let (totals, count) = self.totals(n);
         let p_n_bar = self.averaged_of(&totals[..count]);
         let worst = self.spread.max_run(self.averaged_at_horizon, p_n_bar);
+        // A total at the cap is past every limit whatever the run's deviation.
         totals[..count]
             .iter()
-            .map(|t| t * worst.exp())
+            .map(|&t| {
+                if t >= forms::MAX_PROJECTED_S {
+                    t
+                } else {
+                    t * worst.exp()
+                }
+            })
             .fold(0.0, f64::max)
     }
 
@@ -591,20 +605,12 @@ impl<'a> Projector<'a> {
     /// plots, which sample many N).
     pub fn project_fast(&self, units: u64, confidence: f64) -> Bounds {
         let n = units.max(1);
-        let predicted = self.central(n);
-        let floor = self.floor(n);
         let upper = self.raw_upper(n, confidence);
-        Bounds {
-            predicted_s: predicted,
-            floor_s: floor,
-            upper_s: upper.max(floor).max(predicted),
-        }
+        Bounds::of(self.central(n), self.floor(n), upper)
     }
 
     pub fn project(&self, units: u64, confidence: f64) -> Bounds {
         let n = units.max(1);
-        let predicted = self.central(n);
-        let floor = self.floor(n);
         // A step function over a fixed grid is non-decreasing by construction:
         // every N' in 1..=256, then the geometric grid up to its first point >= N.
         let mut upper: f64 = 0.0;
@@ -618,10 +624,21 @@ impl<'a> Projector<'a> {
             last = g.ceil() as u64;
             upper = upper.max(self.raw_upper(last, confidence));
         }
+        Bounds::of(self.central(n), self.floor(n), upper)
+    }
+}
+
+impl Bounds {
+    /// The bounds of a projection: the upper one at least the others, each at
+    /// most [`forms::MAX_PROJECTED_S`] (past it, a projection only says "past
+    /// every limit"; a run's deviation applied to a capped sum would otherwise
+    /// move it).
+    fn of(predicted: f64, floor: f64, upper: f64) -> Bounds {
+        let cap = |x: f64| x.min(forms::MAX_PROJECTED_S);
         Bounds {
-            predicted_s: predicted,
-            floor_s: floor,
-            upper_s: upper.max(floor).max(predicted),
+            predicted_s: cap(predicted),
+            floor_s: cap(floor),
+            upper_s: cap(upper.max(floor).max(predicted)),
         }
     }
 }
@@ -645,6 +662,7 @@ mod tests {
                 startup: 1.0,
                 a: 10.0,
                 b: -0.5,
+                h: 0.0,
             },
             fit: None,
             weight: 1.0,

@@ -122,23 +122,26 @@ proptest! {
     /// Arbitrary (even absurd) fitted parameters and covariances: the guards hold.
     #[test]
     fn any_curve_projects_monotonically(
-        form in prop_oneof![Just(Form::Constant), Just(Form::Linear), Just(Form::Log), Just(Form::Power)],
+        form in prop_oneof![Just(Form::Constant), Just(Form::Linear), Just(Form::Log), Just(Form::Power), Just(Form::Geometric), Just(Form::Onset)],
         startup in 0.0f64..1e4,
         a in -10.0f64..100.0,
         b in -3.0f64..3.0,
+        h in 0.0f64..10.0,
         var in 0.0f64..10.0,
         corr in -0.99f64..0.99,
         horizon in 1u64..2000,
         levels in proptest::collection::vec(-0.5f64..0.5, 1..6),
         ns in proptest::collection::vec(1u64..1_000_000, 1..10),
     ) {
-        let b = if form == Form::Power { b.clamp(-1.0, 3.0) } else { b };
-        let sd = [var.sqrt(), var.sqrt() * 0.1, var.sqrt() * 0.01];
-        let mut cov = [[0.0; 3]; 3];
-        for j in 0..3 { for k in 0..3 {
+        let b = match form.profiled_range() { Some(r) => b.clamp(*r.start(), *r.end()), None => b };
+        let h = if form == Form::Onset { h } else { 0.0 };
+        let sd = [var.sqrt(), var.sqrt() * 0.1, var.sqrt() * 0.01, var.sqrt() * 0.1];
+        let mut cov = [[0.0; 4]; 4];
+        let n = form.param_count();
+        for j in 0..n { for k in 0..n {
             cov[j][k] = sd[j] * sd[k] * if j == k { 1.0 } else { corr };
         }}
-        let fit = Curve { form, params: Params { startup, a, b }, fit: Some(FitUncertainty { covariance: cov, df: 7.0 }), weight: 0.5 };
+        let fit = Curve { form, params: Params { startup, a, b, h }, fit: Some(FitUncertainty { covariance: cov, df: 7.0 }), weight: 0.5 };
         let projection = ProjectionParams {
             chosen: fit.clone(),
             alternatives: vec![Curve { form: Form::Constant, ..fit }],

@@ -342,16 +342,63 @@ fn a_model_with_an_unscorable_form_is_written_and_read_back() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+#[test]
+fn an_onset_model_states_four_parameters_and_reads_back() {
+    // 3 runs of 40 units whose cost takes off: 1 + 0.02 e^{0.15 i} seconds.
+    let mut csv = synth::HEADER.to_string();
+    for run in 0..3u64 {
+        let mut t = 2.0;
+        for unit in 1..=40u64 {
+            let cost = 1.0 + 0.02 * (0.15 * unit as f64).exp();
+            t += cost * (1.0 + 0.02 * ((run + unit) % 3) as f64);
+            csv.push_str(&format!("r{run},d=a,{unit},{t:.4},c,m\n"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let doc = fitted(dir.path(), &csv);
+    let stratum = &doc["strata"][0];
+    let onset = std::iter::once(stratum)
+        .chain(stratum["alternatives"].as_array().unwrap())
+        .find(|c| c["model"] == "onset")
+        .unwrap_or_else(|| panic!("no onset form: {stratum}"));
+    let names: Vec<&String> = onset["params"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["a", "b", "h", "startup_s"], "{onset}");
+    let covariance = onset["fit"]["covariance"].as_array().unwrap();
+    assert_eq!(covariance.len(), 4);
+    assert!(covariance
+        .iter()
+        .all(|row| row.as_array().unwrap().len() == 4));
+
+    let path = dir.path().join("calib-model.json");
+    let loaded = ModelFile::load(&path).unwrap();
+    let again = dir.path().join("again.json");
+    std::fs::write(&again, loaded.to_json().unwrap()).unwrap();
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&path).unwrap()
+    );
+    let out = budget(dir.path(), &path);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // h belongs to the onset alone.
+    refused(
+        "h-on-constant.json",
+        |doc| doc["strata"][0]["params"]["h"] = json!(0.5),
+        &["`params.h`", "not a parameter"],
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Round trip: fit, write, load, identical projections.
 
 /// Per-unit durations of one run of `units` units, by kind: the fitted forms,
-/// and shapes no form fits (a step, a drop to nothing, spikes, a sawtooth).
+/// shapes no form fits (a step, a drop to nothing, spikes, a sawtooth), and a
+/// cost that takes off (the onset form's, for 80 units).
 fn durations(kind: u8, units: u64, scale: f64, rng: &mut Rng) -> Vec<f64> {
     (1..=units)
         .map(|i| {
             let x = i as f64;
-            let base = match kind % 6 {
+            let base = match kind % 7 {
                 0 => scale,
                 1 => scale * (1.0 + 0.02 * x),
                 2 => {
@@ -369,7 +416,9 @@ fn durations(kind: u8, units: u64, scale: f64, rng: &mut Rng) -> Vec<f64> {
                         scale
                     }
                 }
-                _ => scale * (1.0 + (i % 5) as f64),
+                5 => scale * (1.0 + (i % 5) as f64),
+                // Levels off at unit 80, where the durations stay readable.
+                _ => scale * (1.0 + 0.02 * (0.1 * x.min(80.0)).exp()),
             };
             base * (1.0 + 0.1 * rng.normal()).max(0.0)
         })
@@ -411,7 +460,7 @@ proptest! {
 
     #[test]
     fn what_fit_writes_loads_and_projects_identically(
-        kind in 0u8..6,
+        kind in 0u8..7,
         runs in 1usize..5,
         units in 1u64..80,
         scale in prop_oneof![Just(1e-3), 0.01f64..1000.0],

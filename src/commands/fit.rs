@@ -17,8 +17,9 @@ pub const LONG_ABOUT: &str = "\
 Fit per-stratum cost models to timings files
 
 Per stratum, calib fits per-unit cost c(i) as constant, linear, logarithmic and power \
-law (and geometric, when the probe's cost multiplies along it), each with a startup \
-term, chooses the form that best predicts the later units \
+law (and geometric, when the probe's cost multiplies along it; onset, a base plus a \
+part that multiplies, when the others miss a rise its early units foretold), each with \
+a startup term, chooses the form that best predicts the later units \
 from the earlier ones, and measures the spread between runs. Warnings go to stderr \
 and say what to do. Bad input exits with status 2, naming the file and line.";
 

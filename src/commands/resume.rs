@@ -134,7 +134,7 @@ pub struct ResumeArgs {
     pub grid: Option<PathBuf>,
 
     /// The folder of the job scripts `calib budget --script-dir` wrote: each
-    /// stratum's line submits its job script there (DIR/calib-<stratum>.sh,
+    /// stratum's line submits its job script there (`DIR/calib-<stratum>.sh`,
     /// which exports the variables and derives the cell itself) instead of
     /// --script; the line's --array and --time override its #SBATCH lines.
     #[arg(long, value_name = "DIR", conflicts_with = "script", value_parser = text_argument)]

@@ -8,8 +8,9 @@
 //!    are aggregated into sufficient statistics. Transient slow units are evened
 //!    out first, each run keeping its total ([`transients`]).
 //! 2. **Forms** ([`forms`]): constant, linear, logarithmic and power-law per-unit
-//!    cost c(i), and geometric where the probe shows it (step 6), each with a
-//!    startup term; a run is `startup + C(N)`.
+//!    cost c(i), geometric where the probe shows it (step 6), and the onset (a
+//!    base plus a part multiplying per unit) where the others missed the probe's
+//!    later units (step 4), each with a startup term; a run is `startup + C(N)`.
 //! 3. **Least squares** ([`lsq`]): weighted least squares with weight 1/(u1-u0)
 //!    (assumption: independent per-unit noise of common variance), parameter
 //!    covariance from the fit. Startup and c(1) are confounded for unit rows;
@@ -18,7 +19,11 @@
 //! 4. **Selection by extrapolation** ([`select`]): fit on the early part, score on
 //!    the later part; best form, runner-up, and the set of forms the data cannot
 //!    rule out ("plausible": a score within 2 standard errors of the best one,
-//!    taking the larger of the two forms' holdout standard errors).
+//!    taking the larger of the two forms' holdout standard errors). When even
+//!    the best form under-predicted the later part by more than twice its
+//!    standard error, the onset form is fitted and scored too, and kept only if
+//!    it beats that best score by more than twice the standard error
+//!    ([`onset_explains`]): a takeoff the early units foretold, not a step.
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -414,6 +419,8 @@ fn unit_costs(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
 /// candidate only when the probe shows geometric growth (`geometric_shown`):
 /// elsewhere its projection dwarfs every other form's on a trend the data
 /// cannot tell from a straight line, and the model average would follow it.
+/// The onset form is fitted later, only where every other form missed the
+/// probe's later units (see [`fit_forms`]).
 fn candidate_fits(
     obs: &[lsq::Obs],
     horizon: u64,
@@ -422,17 +429,50 @@ fn candidate_fits(
 ) -> Vec<lsq::FormFit> {
     Form::ALL
         .iter()
-        .filter(|&&f| f != Form::Geometric || geometric_shown)
+        .filter(|&&f| f != Form::Onset && (f != Form::Geometric || geometric_shown))
         .filter_map(|&f| lsq::fit_form(f, obs, true, grid))
-        .filter(|fit| {
-            let p = &fit.params;
-            let finite = [p.startup, p.a, p.b, fit.df]
-                .iter()
-                .chain(fit.cov.iter().flatten())
-                .all(|v| v.is_finite());
-            finite && forms::unit_cost(fit.form, p, horizon as f64) > 0.0
-        })
+        .filter(|fit| stateable(fit, horizon))
         .collect()
+}
+
+/// Whether a model file can state `fit`: finite estimates and a positive
+/// per-unit cost at the longest run.
+fn stateable(fit: &lsq::FormFit, horizon: u64) -> bool {
+    let p = &fit.params;
+    let finite = p
+        .values()
+        .iter()
+        .chain([&fit.df])
+        .chain(fit.cov.iter().flatten())
+        .all(|v| v.is_finite());
+    finite && forms::unit_cost(fit.form, p, horizon as f64) > 0.0
+}
+
+/// Whether the holdout saw the per-unit cost take off: even the best form
+/// fitted on the early units under-predicted the later ones, by more than
+/// twice its standard error. Then the onset form, a base with a part that
+/// multiplies per unit, is fitted and scored as the others were: it is the
+/// form of a cost whose growing part was small early and took over.
+fn took_off(choice: &select::Choice) -> bool {
+    choice.selection == Selection::Holdout
+        && choice
+            .scores
+            .first()
+            .is_some_and(|best| best.bias > 2.0 * best.se)
+}
+
+/// Whether the onset form, fitted on the early units, predicted the takeoff
+/// that the other forms missed (`without`: their choice): it extrapolated the
+/// later units best, by more than twice the scores' standard error (the
+/// plausible rule's margin, [`select`]), so that the forms without it are
+/// ruled out beside it. The onset's projection multiplies beyond the probe;
+/// a fit that merely ties the others (a step in the cost, which it can mimic
+/// with a steep factor) is not kept.
+fn onset_explains(without: &select::Choice, with_onset: &select::Choice) -> bool {
+    let (Some(before), Some(best)) = (without.scores.first(), with_onset.scores.first()) else {
+        return false;
+    };
+    best.form == Form::Onset && best.score + 2.0 * best.se.max(before.se) < before.score
 }
 
 fn fit_stratum(
@@ -564,7 +604,7 @@ fn fit_forms(
     let horizon = data.horizon;
     let growth_factor = growth_factor_per_unit(&data.points);
     let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
-    let full = candidate_fits(&data.obs, horizon, geometric_shown, grid);
+    let mut full = candidate_fits(&data.obs, horizon, geometric_shown, grid);
     if full.is_empty() {
         return Err(Error::input(
             Origin::Argument("PATH".into()),
@@ -574,7 +614,19 @@ fn fit_forms(
             ),
         ));
     }
-    let choice = select::choose(&data.obs, &data.views, &full, grid);
+    let mut choice = select::choose(&data.obs, &data.views, &full, grid);
+    if took_off(&choice) {
+        let onset = lsq::fit_form(Form::Onset, &data.obs, true, grid);
+        if let Some(onset) = onset.filter(|fit| stateable(fit, horizon)) {
+            full.push(onset);
+            let with_onset = select::choose(&data.obs, &data.views, &full, grid);
+            if onset_explains(&choice, &with_onset) {
+                choice = with_onset;
+            } else {
+                full.pop();
+            }
+        }
+    }
     let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
     let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
     for &f in &choice.plausible {
@@ -654,6 +706,16 @@ fn method_warnings(
         w.push(FitWarning::GeometricGrowth {
             stratum: display.to_string(),
             factor_per_unit: forms.growth_factor.unwrap_or(f64::NAN),
+            probe_units: horizon,
+        });
+    }
+    if let Some(onset) = forms.plausible.iter().find(|c| c.form == Form::Onset) {
+        let p = &onset.params;
+        let last = forms::unit_cost(Form::Onset, p, horizon as f64);
+        w.push(FitWarning::Onset {
+            stratum: display.to_string(),
+            factor_per_unit: p.b.exp(),
+            growing_pct: 100.0 * (last - p.a) / last,
             probe_units: horizon,
         });
     }

@@ -3,7 +3,7 @@
 
 use super::lsq::FormFit;
 use super::select::{Choice, FormScore, Selection};
-use crate::forms::{Form, Params};
+use crate::forms::{Covariance, Form, Params};
 use crate::model::{ScoreRecord, SelectionMethod, SelectionRecord};
 use crate::projection::{Curve, FitUncertainty};
 
@@ -14,8 +14,8 @@ pub struct CurveFit {
     pub form: Form,
     pub params: Params,
     pub startup_fitted: bool,
-    /// Covariance of (startup, a, b).
-    pub cov: [[f64; 3]; 3],
+    /// Covariance of (startup, a, b, h).
+    pub cov: Covariance,
     /// Residual degrees of freedom of the fit (0 when the fit is exact).
     pub df: f64,
 }

@@ -89,6 +89,15 @@ pub enum FitWarning {
         factor_per_unit: f64,
         probe_units: u64,
     },
+    /// The per-unit cost took off within the probe: the onset form (a base
+    /// with a part multiplying per unit) is among the plausible forms.
+    Onset {
+        stratum: String,
+        factor_per_unit: f64,
+        /// The growing part's share of the cost of the probe's last unit.
+        growing_pct: f64,
+        probe_units: u64,
+    },
 }
 
 impl FitWarning {
@@ -104,6 +113,7 @@ impl FitWarning {
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. }
             | FitWarning::GeometricGrowth { stratum, .. }
+            | FitWarning::Onset { stratum, .. }
             | FitWarning::TransientUnits { stratum, .. }
             | FitWarning::RegimeChange { stratum, .. }
             | FitWarning::Unsupported { stratum, .. } => stratum,
@@ -191,6 +201,10 @@ impl fmt::Display for FitWarning {
             FitWarning::GeometricGrowth { stratum, factor_per_unit, probe_units } => write!(
                 f,
                 "{stratum}: per-unit cost multiplies by about x{factor_per_unit:.2} per unit along the probe (geometric growth, as in iterative deepening or an expanding search), so calib projects it geometrically: every unit beyond unit {probe_units} multiplies the budget, and a small error in the factor compounds; check that --units is the length you need, and probe a few units further to pin the factor down"
+            ),
+            FitWarning::Onset { stratum, factor_per_unit, growing_pct, probe_units } => write!(
+                f,
+                "{stratum}: per-unit cost took off during the probe: a base plus a part multiplying by about x{factor_per_unit:.3} per unit, {growing_pct:.0}% of unit {probe_units}'s cost (the onset form); calib projects that part multiplying up to --units, so a small error in its factor compounds: check the budget against one full run, or probe one run further to see whether the growth goes on"
             ),
             FitWarning::SpreadUnmeasured { stratum, assumed_pct } => write!(
                 f,

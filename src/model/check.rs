@@ -12,7 +12,7 @@ use std::fmt;
 
 use super::json::{param_count, PARAM_NAMES};
 use super::{ModelFile, StratumModel};
-use crate::forms::{self, Form};
+use crate::forms::{self, Covariance, Form};
 use crate::projection::{Curve, Projector};
 use crate::stratum::Stratum;
 
@@ -362,7 +362,7 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
         0.0,
         "seconds before the first unit (a run cannot start before it is launched)",
     )?;
-    for (name, value) in [("params.a", p.a), ("params.b", p.b)] {
+    for (name, value) in [("params.a", p.a), ("params.b", p.b), ("params.h", p.h)] {
         if !value.is_finite() {
             return Err(Defect::new(
                 field(name),
@@ -378,7 +378,7 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
     }
     if let Some(range) = c.form.profiled_range().filter(|r| !r.contains(&p.b)) {
         let what = match c.form {
-            Form::Geometric => "a geometric form's log growth factor per unit",
+            Form::Geometric | Form::Onset => "a geometric form's log growth factor per unit",
             _ => "a power-law exponent",
         };
         return Err(Defect::new(
@@ -401,6 +401,10 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
             Form::Constant | Form::Power | Form::Geometric => {
                 (field("params.a"), format!("is {}", num(p.a)))
             }
+            Form::Onset => (
+                field("params"),
+                format!("has a = {}, b = {}, h = {}", num(p.a), num(p.b), num(p.h)),
+            ),
             Form::Linear | Form::Log => (
                 field("params"),
                 format!("has a = {}, b = {}", num(p.a), num(p.b)),
@@ -427,7 +431,7 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
     Ok(())
 }
 
-fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect> {
+fn covariance(field: &str, form: Form, cov: &Covariance) -> Result<(), Defect> {
     let n = param_count(form);
     let name = |j: usize| PARAM_NAMES[j];
     for (j, row) in cov.iter().enumerate() {
@@ -446,7 +450,10 @@ fn covariance(field: &str, form: Form, cov: &[[f64; 3]; 3]) -> Result<(), Defect
             if (j >= n || k >= n) && v != 0.0 {
                 return Err(Defect::new(
                     field,
-                    format!("has a term for b, which the {form} model does not have"),
+                    format!(
+                        "has a term for {}, which the {form} model does not have",
+                        name(j.max(k))
+                    ),
                 ));
             }
         }

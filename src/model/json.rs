@@ -11,19 +11,15 @@ use super::{
     ModelFile, ModelFingerprint, SelectionRecord, StratumModel, TrendResolution, Unsupported,
     SCHEMA,
 };
-use crate::forms::{Form, Params};
+use crate::forms::{Covariance, Form, Params, PARAMS};
 use crate::projection::{Curve, FitUncertainty, ProjectionParams, RunSpread};
 
-/// The names of (startup, a, b) in `params`, in the covariance's order.
-pub(super) const PARAM_NAMES: [&str; 3] = ["startup_s", "a", "b"];
+/// The names of (startup, a, b, h) in `params`, in the covariance's order.
+pub(super) const PARAM_NAMES: [&str; PARAMS] = ["startup_s", "a", "b", "h"];
 
 /// How many of [`PARAM_NAMES`] a form has.
 pub(super) fn param_count(form: Form) -> usize {
-    if form.has_b() {
-        3
-    } else {
-        2
-    }
+    form.param_count()
 }
 
 #[derive(Serialize, Deserialize)]
@@ -128,7 +124,7 @@ impl TryFrom<FileJson> for ModelFile {
 
 fn curve_json(curve: &Curve) -> CurveJson {
     let count = param_count(curve.form);
-    let values = [curve.params.startup, curve.params.a, curve.params.b];
+    let values = curve.params.values();
     CurveJson {
         model: curve.form.name().to_string(),
         params: PARAM_NAMES
@@ -216,7 +212,7 @@ fn curve_from(
             format!("is not a parameter of the {form} model; expected {expected}"),
         ));
     }
-    let mut values = [0.0; 3];
+    let mut values = [0.0; PARAMS];
     for (slot, name) in values.iter_mut().zip(names) {
         *slot = *params.get(*name).ok_or_else(|| {
             Defect::new(
@@ -236,7 +232,7 @@ fn curve_from(
                     format!("is not a {n}x{n} matrix; expected the covariance of {expected}, in that order"),
                 ));
             }
-            let mut covariance = [[0.0; 3]; 3];
+            let mut covariance = Covariance::default();
             for (j, row) in fit.covariance.iter().enumerate() {
                 covariance[j][..n].copy_from_slice(row);
             }
@@ -252,6 +248,7 @@ fn curve_from(
             startup: values[0],
             a: values[1],
             b: values[2],
+            h: values[3],
         },
         fit,
         weight,

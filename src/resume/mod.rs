@@ -892,7 +892,12 @@ mod tests {
     fn curve(form: Form, startup: f64, a: f64, b: f64, weight: f64) -> Curve {
         Curve {
             form,
-            params: Params { startup, a, b },
+            params: Params {
+                startup,
+                a,
+                b,
+                h: 0.0,
+            },
             fit: None,
             weight,
         }
