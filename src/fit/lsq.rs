@@ -152,6 +152,70 @@ fn inverse_checked(a: &DMatrix<f64>) -> Option<DMatrix<f64>> {
     }))
 }
 
+/// `σ² M` placed in a covariance of (startup, a, b, h): row and column `j`
+/// of `m` at `slot(j)`, the others 0.
+fn placed(m: &DMatrix<f64>, sigma2: f64, slot: impl Fn(usize) -> usize) -> Covariance {
+    let mut cov = Covariance::default();
+    for j in 0..m.nrows() {
+        for k in 0..m.ncols() {
+            cov[slot(j)][slot(k)] = sigma2 * m[(j, k)];
+        }
+    }
+    cov
+}
+
+/// The Gauss–Newton covariance `σ² (J'WJ)^-1`, J's row of each observation
+/// written by `jacobian` (its columns at `slot(j)`); `None` when J'WJ is
+/// singular.
+fn gauss_newton(
+    obs: &[Obs],
+    columns: usize,
+    mut jacobian: impl FnMut(usize, &Obs, &mut Vec<f64>),
+    sigma2: f64,
+    slot: impl Fn(usize) -> usize,
+) -> Option<Covariance> {
+    let mut jtwj = DMatrix::<f64>::zeros(columns, columns);
+    let mut x = Vec::with_capacity(columns);
+    for (i, o) in obs.iter().enumerate() {
+        x.clear();
+        jacobian(i, o, &mut x);
+        let w = o.weight() * o.n;
+        for j in 0..columns {
+            for k in 0..columns {
+                jtwj[(j, k)] += w * x[j] * x[k];
+            }
+        }
+    }
+    Some(placed(&inverse_checked(&jtwj)?, sigma2, slot))
+}
+
+/// The minimum of `f` on [lo, hi] by golden-section search (20 steps, the
+/// bracket shrunk to 0.618^20 ≈ 7·10^-5 of its width), for a profile's b
+/// around its best grid point.
+fn golden_section(mut lo: f64, mut hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let mut x1 = hi - g * (hi - lo);
+    let mut x2 = lo + g * (hi - lo);
+    let mut f1 = f(x1);
+    let mut f2 = f(x2);
+    for _ in 0..20 {
+        if f1 < f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - g * (hi - lo);
+            f1 = f(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + g * (hi - lo);
+            f2 = f(x2);
+        }
+    }
+    (lo + hi) / 2.0
+}
+
 fn n_rows(obs: &[Obs]) -> f64 {
     obs.iter().map(|o| o.n).sum()
 }
@@ -197,13 +261,8 @@ fn fit_form_with(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> O
         b: if form.has_b() { theta[2] } else { 0.0 },
         h: 0.0,
     };
-    let mut cov = Covariance::default();
     let offset = usize::from(!startup);
-    for j in 0..p {
-        for k in 0..p {
-            cov[j + offset][k + offset] = sigma2 * solved.inv[(j, k)];
-        }
-    }
+    let cov = placed(&solved.inv, sigma2, |j| j + offset);
     Some(FormFit {
         form,
         params,
@@ -477,29 +536,12 @@ impl<'a> Profile<'a> {
             }
         }
         let (b0, _) = best?;
-        let (mut lo, mut hi) = ((b0 - step).max(self.b_min), (b0 + step).min(self.b_max));
-        let g = (5f64.sqrt() - 1.0) / 2.0;
         let rss_or_inf = |b: f64| self.rss_at(b).unwrap_or(f64::INFINITY);
-        let mut x1 = hi - g * (hi - lo);
-        let mut x2 = lo + g * (hi - lo);
-        let mut f1 = rss_or_inf(x1);
-        let mut f2 = rss_or_inf(x2);
-        for _ in 0..20 {
-            if f1 < f2 {
-                hi = x2;
-                x2 = x1;
-                f2 = f1;
-                x1 = hi - g * (hi - lo);
-                f1 = rss_or_inf(x1);
-            } else {
-                lo = x1;
-                x1 = x2;
-                f1 = f2;
-                x2 = lo + g * (hi - lo);
-                f2 = rss_or_inf(x2);
-            }
-        }
-        Some((lo + hi) / 2.0)
+        Some(golden_section(
+            (b0 - step).max(self.b_min),
+            (b0 + step).min(self.b_max),
+            rss_or_inf,
+        ))
     }
 
     /// Gauss–Newton covariance in (startup, a, b) at `params`; when J'WJ is
@@ -508,46 +550,17 @@ impl<'a> Profile<'a> {
     fn covariance(&self, params: &Params, solved: &Solved, sigma2: f64) -> Covariance {
         let startup = self.startup;
         let (a, b) = (params.a, params.b);
-        let p = usize::from(startup) + 1;
-        let q = p + 1;
-        let jac = |i: usize, o: &Obs, x: &mut Vec<f64>| {
-            x.clear();
+        let columns = usize::from(startup) + 2;
+        let jacobian = |i: usize, o: &Obs, x: &mut Vec<f64>| {
             if startup {
                 x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
             }
             x.push(self.growth(i, o, b));
             x.push(a * self.growth_db(i, o, b));
         };
-        let mut jtwj = DMatrix::<f64>::zeros(q, q);
-        let mut x = Vec::with_capacity(q);
-        for (i, o) in self.obs.iter().enumerate() {
-            jac(i, o, &mut x);
-            let w = o.weight() * o.n;
-            for j in 0..q {
-                for k in 0..q {
-                    jtwj[(j, k)] += w * x[j] * x[k];
-                }
-            }
-        }
-        let mut cov = Covariance::default();
         let offset = usize::from(!startup);
-        match inverse_checked(&jtwj) {
-            Some(inv) => {
-                for j in 0..q {
-                    for k in 0..q {
-                        cov[j + offset][k + offset] = sigma2 * inv[(j, k)];
-                    }
-                }
-            }
-            None => {
-                for j in 0..p {
-                    for k in 0..p {
-                        cov[j + offset][k + offset] = sigma2 * solved.inv[(j, k)];
-                    }
-                }
-            }
-        }
-        cov
+        gauss_newton(self.obs, columns, jacobian, sigma2, |j| j + offset)
+            .unwrap_or_else(|| placed(&solved.inv, sigma2, |j| j + offset))
     }
 }
 

@@ -9,9 +9,7 @@
 //! entries at 0 when J'WJ is singular. A growing part that comes out
 //! negative (a cost falling ever faster) is no onset: no fit.
 
-use nalgebra::DMatrix;
-
-use super::{inverse_checked, n_rows, row, solve, FormFit, Obs, Solved};
+use super::{gauss_newton, golden_section, n_rows, placed, row, solve, FormFit, Obs, Solved};
 use crate::forms::{self, Covariance, Form, Params};
 
 /// Grid step of b: a factor of 1.05 per unit, as for the geometric form.
@@ -47,31 +45,16 @@ fn best_b(obs: &[Obs], startup: bool) -> Option<f64> {
     if !rss0.is_finite() {
         return None;
     }
-    let (mut lo, mut hi) = ((b0 - B_STEP).max(b_min), (b0 + B_STEP).min(b_max));
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    let mut x1 = hi - g * (hi - lo);
-    let mut x2 = lo + g * (hi - lo);
-    let mut f1 = rss_at(obs, startup, x1);
-    let mut f2 = rss_at(obs, startup, x2);
-    for _ in 0..20 {
-        if f1 < f2 {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - g * (hi - lo);
-            f1 = rss_at(obs, startup, x1);
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + g * (hi - lo);
-            f2 = rss_at(obs, startup, x2);
-        }
-    }
-    Some((lo + hi) / 2.0)
+    Some(golden_section(
+        (b0 - B_STEP).max(b_min),
+        (b0 + B_STEP).min(b_max),
+        |b| rss_at(obs, startup, b),
+    ))
 }
 
-/// Gauss–Newton covariance in (startup, a, b, h) at `params`.
+/// Gauss–Newton covariance in (startup, a, b, h) at `params`; when J'WJ is
+/// singular, the linear covariance of (startup, a, h) from `solved` with b's
+/// entries left at 0.
 fn covariance(
     obs: &[Obs],
     startup: bool,
@@ -79,56 +62,31 @@ fn covariance(
     solved: &Solved,
     sigma2: f64,
 ) -> Covariance {
-    let q = usize::from(startup) + 3;
-    let mut jtwj = DMatrix::<f64>::zeros(q, q);
-    let mut x = Vec::with_capacity(q);
-    for o in obs {
-        x.clear();
+    let jacobian = |_: usize, o: &Obs, x: &mut Vec<f64>| {
         if startup {
             x.push(if o.u0 == 0 { 1.0 } else { 0.0 });
         }
         x.push(o.len());
-        x.push(
-            params.h
-                * (forms::shape_db(Form::Onset, o.u1, params.b)
-                    - forms::shape_db(Form::Onset, o.u0, params.b)),
-        );
+        let db = forms::shape_db(Form::Onset, o.u1, params.b)
+            - forms::shape_db(Form::Onset, o.u0, params.b);
+        x.push(params.h * db);
         x.push(growth(o, params.b));
-        let w = o.weight() * o.n;
-        for j in 0..q {
-            for k in 0..q {
-                jtwj[(j, k)] += w * x[j] * x[k];
-            }
-        }
-    }
-    let mut cov = Covariance::default();
+    };
     let offset = usize::from(!startup);
-    match inverse_checked(&jtwj) {
-        Some(inv) => {
-            for j in 0..q {
-                for k in 0..q {
-                    cov[j + offset][k + offset] = sigma2 * inv[(j, k)];
-                }
+    gauss_newton(obs, usize::from(startup) + 3, jacobian, sigma2, |j| {
+        j + offset
+    })
+    .unwrap_or_else(|| {
+        // The linear solve's columns are (startup,) a, h: h goes past b.
+        placed(&solved.inv, sigma2, |j| {
+            let slot = j + offset;
+            if slot >= 2 {
+                slot + 1
+            } else {
+                slot
             }
-        }
-        None => {
-            // (startup, a, h) from the linear solve; b's row and column stay 0.
-            let slot = |j: usize| {
-                let j = j + offset;
-                if j >= 2 {
-                    j + 1
-                } else {
-                    j
-                }
-            };
-            for j in 0..q - 1 {
-                for k in 0..q - 1 {
-                    cov[slot(j)][slot(k)] = sigma2 * solved.inv[(j, k)];
-                }
-            }
-        }
-    }
-    cov
+        })
+    })
 }
 
 /// Fits the onset form; `None` when no b gives a solvable fit, or the
