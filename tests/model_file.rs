@@ -342,9 +342,8 @@ fn a_model_with_an_unscorable_form_is_written_and_read_back() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
-#[test]
-fn an_onset_model_states_four_parameters_and_reads_back() {
-    // 3 runs of 40 units whose cost takes off: 1 + 0.02 e^{0.15 i} seconds.
+/// 3 runs of 40 units whose cost takes off: 1 + 0.02 e^{0.15 i} seconds.
+fn onset_csv() -> String {
     let mut csv = synth::HEADER.to_string();
     for run in 0..3u64 {
         let mut t = 2.0;
@@ -354,8 +353,13 @@ fn an_onset_model_states_four_parameters_and_reads_back() {
             csv.push_str(&format!("r{run},d=a,{unit},{t:.4},c,m\n"));
         }
     }
+    csv
+}
+
+#[test]
+fn an_onset_model_states_four_parameters_and_reads_back() {
     let dir = tempfile::tempdir().unwrap();
-    let doc = fitted(dir.path(), &csv);
+    let doc = fitted(dir.path(), &onset_csv());
     let stratum = &doc["strata"][0];
     let onset = std::iter::once(stratum)
         .chain(stratum["alternatives"].as_array().unwrap())
@@ -534,8 +538,9 @@ proptest! {
             Just(0.0), Just(-1.0), Just(1e300), Just(-1e300), Just(1e-300),
             -1e6f64..1e6, -10.0f64..10.0,
         ],
+        onset in any::<bool>(),
     ) {
-        let model = fitted_in_process(&timings_csv());
+        let model = fitted_in_process(&if onset { onset_csv() } else { timings_csv() });
         let mut doc: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
         let mut leaves = Vec::new();
         numeric_leaves(&doc, String::new(), &mut leaves);
@@ -588,8 +593,9 @@ proptest! {
             Just(Some(json!([]))), Just(Some(json!({}))), Just(Some(json!(true))),
             Just(Some(json!(u64::MAX))), Just(Some(json!(-1))),
         ],
+        onset in any::<bool>(),
     ) {
-        let model = fitted_in_process(&timings_csv());
+        let model = fitted_in_process(&if onset { onset_csv() } else { timings_csv() });
         let mut doc: Value = serde_json::from_str(&model.to_json().unwrap()).unwrap();
         let mut all = Vec::new();
         keys(&doc, String::new(), &mut all);
