@@ -242,14 +242,21 @@ impl StratumModel {
     }
 }
 
+/// The length of the one longer probe run that calib's advice names, for a
+/// run of `units` units probed to `probe_units`: a quarter of the run or four
+/// times the probe, whichever is longer, at most the run itself.
+pub fn longer_probe_units(units: u64, probe_units: u64) -> u64 {
+    units
+        .div_ceil(4)
+        .max(probe_units.saturating_mul(4))
+        .min(units)
+}
+
 impl Unsupported {
     /// What the probe showed, and the probe that would settle it for a run of
     /// `units` units probed to `probe_units`.
     pub fn explain(&self, units: u64, probe_units: u64) -> String {
-        let longer = units
-            .div_ceil(4)
-            .max(probe_units.saturating_mul(4))
-            .min(units);
+        let longer = longer_probe_units(units, probe_units);
         match self {
             Unsupported::StartupDominated { unit_share } => format!(
                 "unsupported: the probe's units took {:.0}% of its time, the rest was startup, so their cost cannot be told from noise; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",

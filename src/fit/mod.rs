@@ -20,10 +20,11 @@
 //!    the later part; best form, runner-up, and the set of forms the data cannot
 //!    rule out ("plausible": a score within 2 standard errors of the best one,
 //!    taking the larger of the two forms' holdout standard errors). When even
-//!    the best form under-predicted the later part by more than twice its
-//!    standard error, the onset form is fitted and scored too, and kept only if
-//!    it beats that best score by more than twice the standard error
-//!    ([`onset_explains`]): a takeoff the early units foretold, not a step.
+//!    the best form under-predicted the later part by a change of regime (more
+//!    than 10% and twice its standard error), the onset form is fitted and
+//!    scored too, and kept only if it beats that best score by more than twice
+//!    the standard error ([`onset_explains`]): a takeoff the early units
+//!    foretold, not a step.
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -449,16 +450,19 @@ fn stateable(fit: &lsq::FormFit, horizon: u64) -> bool {
 }
 
 /// Whether the holdout saw the per-unit cost take off: even the best form
-/// fitted on the early units under-predicted the later ones, by more than
-/// twice its standard error. Then the onset form, a base with a part that
-/// multiplies per unit, is fitted and scored as the others were: it is the
-/// form of a cost whose growing part was small early and took over.
+/// fitted on the early units under-predicted the later ones, by a change of
+/// regime ([`regime_changed`]: more than 10% and more than twice its standard
+/// error). Then the onset form, a base with a part that multiplies per unit,
+/// is fitted and scored as the others were: it is the form of a cost whose
+/// growing part was small early and took over. A smaller miss is no takeoff:
+/// one noisy run of a linear cost can miss by 3% at 3 standard errors, and an
+/// onset fitted to that noise multiplies without bound beyond the probe.
 fn took_off(choice: &select::Choice) -> bool {
     choice.selection == Selection::Holdout
         && choice
             .scores
             .first()
-            .is_some_and(|best| best.bias > 2.0 * best.se)
+            .is_some_and(|best| best.bias > 0.0 && regime_changed(best))
 }
 
 /// Whether the onset form, fitted on the early units, predicted the takeoff
@@ -717,6 +721,10 @@ fn method_warnings(
             factor_per_unit: p.b.exp(),
             growing_pct: 100.0 * (last - p.a) / last,
             probe_units: horizon,
+            settle_units: crate::model::longer_probe_units(
+                options.units.unwrap_or(horizon.saturating_mul(10)),
+                horizon,
+            ),
         });
     }
     // A trend the noise could hide is judged for the run asked for, as
@@ -907,11 +915,14 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
         }),
         Selection::Holdout => {
             if let Some(best) = f.choice.scores.first().filter(|b| regime_changed(b)) {
+                // Without --units, the advice is for a run 10 times the probe.
+                let units = f.options.units.unwrap_or(f.horizon.saturating_mul(10));
                 w.push(FitWarning::RegimeChange {
                     stratum: stratum(),
                     cut: select::holdout_cut(f.horizon),
                     horizon: f.horizon,
                     off_pct: (best.bias.exp() - 1.0) * 100.0,
+                    settle_units: crate::model::longer_probe_units(units, f.horizon),
                 });
             }
         }

@@ -82,6 +82,8 @@ pub enum FitWarning {
         cut: u64,
         horizon: u64,
         off_pct: f64,
+        /// The longer probe run that would show whether the change goes on.
+        settle_units: u64,
     },
     /// Per-unit cost multiplies along the probe: the geometric form is in the model.
     GeometricGrowth {
@@ -97,6 +99,8 @@ pub enum FitWarning {
         /// The growing part's share of the cost of the probe's last unit.
         growing_pct: f64,
         probe_units: u64,
+        /// The longer probe run that would show whether the growth goes on.
+        settle_units: u64,
     },
 }
 
@@ -193,18 +197,18 @@ impl fmt::Display for FitWarning {
                 "{stratum}: {units} unit(s) in {runs_with} of {runs} run(s) took over {factor}x their neighbours (up to {worst_ratio:.0}x, unit {worst_unit}): transient slowdowns (a noisy neighbour, I/O, garbage collection); calib counts their time as a cost that recurs along the run, not as a trend; if they came from the probe's node rather than the program, probe again on another node",
                 factor = super::transients::TRANSIENT_FACTOR
             ),
-            FitWarning::RegimeChange { stratum, cut, horizon, off_pct } => write!(
+            FitWarning::RegimeChange { stratum, cut, horizon, off_pct, settle_units } => write!(
                 f,
-                "{stratum}: units {}-{horizon} of the probe took {off_pct:+.0}% against every cost form fitted on units 1-{cut}: a change of regime (a cache or memory outgrown, a new phase of the program, a change on the node); calib carries each run's current rate forward, but cannot tell whether the change goes on, stops or repeats: probe longer to see, and check the budget against one full run",
+                "{stratum}: units {}-{horizon} of the probe took {off_pct:+.0}% against every cost form fitted on units 1-{cut}: a change of regime (a cache or memory outgrown, a new phase of the program, a change on the node); calib carries each run's current rate forward, but cannot tell whether the change goes on, stops or repeats: probe one run to {settle_units} units to see (calib probe --units {settle_units}), and check the budget against one full run",
                 cut + 1
             ),
             FitWarning::GeometricGrowth { stratum, factor_per_unit, probe_units } => write!(
                 f,
                 "{stratum}: per-unit cost multiplies by about x{factor_per_unit:.2} per unit along the probe (geometric growth, as in iterative deepening or an expanding search), so calib projects it geometrically: every unit beyond unit {probe_units} multiplies the budget, and a small error in the factor compounds; check that --units is the length you need, and probe a few units further to pin the factor down"
             ),
-            FitWarning::Onset { stratum, factor_per_unit, growing_pct, probe_units } => write!(
+            FitWarning::Onset { stratum, factor_per_unit, growing_pct, probe_units, settle_units } => write!(
                 f,
-                "{stratum}: per-unit cost took off during the probe: a base plus a part multiplying by about x{factor_per_unit:.3} per unit, {growing_pct:.0}% of unit {probe_units}'s cost (the onset form); calib projects that part multiplying up to --units, so a small error in its factor compounds: check the budget against one full run, or probe one run further to see whether the growth goes on"
+                "{stratum}: per-unit cost took off during the probe: a base plus a part multiplying by about x{factor_per_unit:.3} per unit, {growing_pct:.0}% of unit {probe_units}'s cost (the onset form); calib projects that part multiplying up to --units, so a small error in its factor compounds: probe one run to {settle_units} units (calib probe --units {settle_units}) to see whether the growth goes on"
             ),
             FitWarning::SpreadUnmeasured { stratum, assumed_pct } => write!(
                 f,
