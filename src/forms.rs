@@ -19,7 +19,8 @@
 //! constant base with a part that multiplies per unit: the cost of a program
 //! whose growing part starts small against its fixed work (a search frontier,
 //! a cache of growing misses) and takes over later in the run. It is fitted
-//! only where the probe shows such a takeover (see `crate::fit`). The geometric form is the cost of iterative
+//! only where the probe shows such a takeover (see `crate::fit`).
+//! The geometric form is the cost of iterative
 //! deepening and of searches whose frontier multiplies (each unit costs e^b
 //! times the last); it is only a candidate when the probe itself shows such
 //! growth (see `crate::fit`), because beyond the probe it outgrows every other

@@ -177,17 +177,7 @@ fn transient_slow_units_do_not_become_a_trend() {
 /// fitted on the early units: fit says so. A steady rise is fitted, not flagged.
 #[test]
 fn a_step_in_the_later_units_is_named_a_change_of_regime_and_a_rise_is_not() {
-    let csv = |cost: &dyn Fn(u64) -> f64| {
-        let mut text = String::from("run,stratum,unit,elapsed_s\n");
-        for run in 0..3u64 {
-            let mut t = 2.0;
-            for unit in 1..=20u64 {
-                t += cost(unit) * (1.0 + 0.02 * ((run + unit) % 3) as f64);
-                text.push_str(&format!("r{run},cell=a,{unit},{t:.6}\n"));
-            }
-        }
-        text
-    };
+    let csv = |cost: &dyn Fn(u64) -> f64| csv_of(cost, 20);
     let regime = |report: &FitReport| {
         report
             .warnings
@@ -200,8 +190,8 @@ fn a_step_in_the_later_units_is_named_a_change_of_regime_and_a_rise_is_not() {
     assert!(!regime(&rise), "{:?}", rise.warnings);
 }
 
-/// Three runs of 40 units whose cost per unit is `cost(unit)` with ±2% of
-/// run-to-run noise, after 2 s of startup.
+/// Three runs of `units` units whose cost per unit is `cost(unit)` with up to
+/// 4% of run-to-run noise, after 2 s of startup.
 fn csv_of(cost: &dyn Fn(u64) -> f64, units: u64) -> String {
     let mut text = String::from("run,stratum,unit,elapsed_s\n");
     for run in 0..3u64 {
