@@ -12,6 +12,7 @@
 //! | power | a i^b | a H_N(b), H_N(b) = Σ i^b (generalised harmonic number) |
 //! | geometric | a e^{b(i-1)} | a G_N(b), G_N(b) = (e^{bN} - 1) / (e^b - 1) |
 //! | onset | a + h e^{b(i-1)} | a N + h G_N(b) |
+//! | base power | a + h i^b | a N + h H_N(b) |
 //!
 //! The first three are linear in (startup, a, b); the power law and the
 //! geometric form are linear in (startup, a) for a fixed b, and the onset in
@@ -19,7 +20,11 @@
 //! constant base with a part that multiplies per unit: the cost of a program
 //! whose growing part starts small against its fixed work (a search frontier,
 //! a cache of growing misses) and takes over later in the run. It is fitted
-//! only where the probe shows such a takeover (see `crate::fit`).
+//! only where the probe shows such a takeover (see `crate::fit`), and only
+//! where the holdout tells it from the base power, its polynomial twin: a
+//! base with a part that grows as a power of the unit (a quadratic or cubic
+//! cost), which the fit scores against the onset but never states (it is
+//! not in [`Form::ALL`]).
 //! The geometric form is the cost of iterative
 //! deepening and of searches whose frontier multiplies (each unit costs e^b
 //! times the last); it is only a candidate when the probe itself shows such
@@ -42,6 +47,8 @@ pub enum Form {
     Power,
     Geometric,
     Onset,
+    /// Scored against the onset only; no model file states it.
+    BasePower,
 }
 
 /// Parameters a form may have: (startup, a, b, h), in the covariance's order.
@@ -69,6 +76,7 @@ impl Form {
             Form::Power => "power",
             Form::Geometric => "geometric",
             Form::Onset => "onset",
+            Form::BasePower => "base_power",
         }
     }
 
@@ -81,6 +89,7 @@ impl Form {
             Form::Power => "c(i) = a*i^b",
             Form::Geometric => "c(i) = a*exp(b*(i-1))",
             Form::Onset => "c(i) = a + h*exp(b*(i-1))",
+            Form::BasePower => "c(i) = a + h*i^b",
         }
     }
 
@@ -93,7 +102,7 @@ impl Form {
     pub fn param_count(self) -> usize {
         match self {
             Form::Constant => 2,
-            Form::Onset => 4,
+            Form::Onset | Form::BasePower => 4,
             _ => 3,
         }
     }
@@ -109,6 +118,8 @@ impl Form {
             Form::Power => Some(-1.0..=3.0),
             Form::Geometric => Some(0.0..=std::f64::consts::LN_10),
             Form::Onset => Some(0.01..=std::f64::consts::LN_10),
+            // Growth faster than linear: the twin of a takeoff.
+            Form::BasePower => Some(1.0..=4.0),
             Form::Constant | Form::Linear | Form::Log => None,
         }
     }
@@ -273,7 +284,7 @@ pub fn shape(form: Form, n: u64, b: f64) -> f64 {
         Form::Constant => 0.0,
         Form::Linear => tri(nf),
         Form::Log => ln_fact(nf),
-        Form::Power => harmonic(n, b),
+        Form::Power | Form::BasePower => harmonic(n, b),
         Form::Geometric | Form::Onset => capped(geometric_sum(n, b)),
     }
 }
@@ -282,7 +293,7 @@ pub fn shape(form: Form, n: u64, b: f64) -> f64 {
 /// whose shape does not depend on b).
 pub fn shape_db(form: Form, n: u64, b: f64) -> f64 {
     match form {
-        Form::Power => harmonic_db(n, b),
+        Form::Power | Form::BasePower => harmonic_db(n, b),
         Form::Geometric | Form::Onset => geometric_sum_db(n, b),
         Form::Constant | Form::Linear | Form::Log => 0.0,
     }
@@ -297,6 +308,7 @@ pub fn unit_cost(form: Form, p: &Params, i: f64) -> f64 {
         Form::Power => p.a * i.max(1.0).powf(p.b),
         Form::Geometric => capped(times(p.a, (p.b * (i.max(1.0) - 1.0)).exp())),
         Form::Onset => capped(p.a + times(p.h, (p.b * (i.max(1.0) - 1.0)).exp())),
+        Form::BasePower => p.a + p.h * i.max(1.0).powf(p.b),
     }
 }
 
@@ -310,6 +322,7 @@ pub fn cumulative(form: Form, p: &Params, n: u64) -> f64 {
         Form::Power => p.a * harmonic(n, p.b),
         Form::Geometric => capped(times(p.a, geometric_sum(n, p.b))),
         Form::Onset => capped(p.a * nf + times(p.h, geometric_sum(n, p.b))),
+        Form::BasePower => p.a * nf + p.h * harmonic(n, p.b),
     }
 }
 
@@ -333,6 +346,7 @@ pub fn gradient(form: Form, p: &Params, n: u64) -> [f64; PARAMS] {
             capped(times(p.h, shape_db(form, n, p.b))),
             shape(form, n, p.b),
         ],
+        Form::BasePower => [1.0, nf, p.h * shape_db(form, n, p.b), shape(form, n, p.b)],
     }
 }
 
@@ -380,7 +394,7 @@ mod tests {
             b: 0.3,
             h: 0.01,
         };
-        for form in Form::ALL {
+        for form in Form::ALL.into_iter().chain([Form::BasePower]) {
             // 60 units: the geometric sums are still below their cap there.
             let n = if matches!(form, Form::Geometric | Form::Onset) {
                 60
@@ -403,7 +417,7 @@ mod tests {
             h: 0.05,
         };
         let total = |form: Form, q: &Params, n: u64| q.startup + cumulative(form, q, n);
-        for form in Form::ALL {
+        for form in Form::ALL.into_iter().chain([Form::BasePower]) {
             for n in [1u64, 7, 40] {
                 let g = gradient(form, &p, n);
                 for j in 0..form.param_count() {

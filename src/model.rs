@@ -112,6 +112,12 @@ pub enum Unsupported {
     /// and the probe could not tell geometric growth from polynomial growth
     /// (too short for a holdout, or both extrapolated its later units alike).
     Geometric { factor_per_unit: f64 },
+    /// The probe's later units took this much more (0.25: 25%) than every
+    /// form fitted on its earlier units predicted, and the onset form (a part
+    /// that multiplies per unit) explained that rise, but no better than a
+    /// part growing as a power of the unit: two continuations orders of
+    /// magnitude apart, which the probe does not decide.
+    TakeoffUndecided { excess: f64 },
     /// The longest probed run has too few units to show any trend, and the
     /// run to budget is many times longer (decided per request, never stored).
     ProbeTooShort { probe_units: u64 },
@@ -274,6 +280,10 @@ impl Unsupported {
                 "unsupported: the probe's unit costs scatter by {:.0}% around each run's trend, so a rising trend too small to see in {probe_units} units could make a {units}-unit run {:.1}x as long as one at the probe's level; probe the runs to at least {settle_units} units (calib probe --units {settle_units}) and fit again",
                 unit_noise * 100.0,
                 1.0 + hidden_growth
+            ),
+            Unsupported::TakeoffUndecided { excess } => format!(
+                "unsupported: the probe's later units took {:.0}% more than every cost form fitted on its earlier units predicted, and the probe cannot tell whether the rising part multiplies per unit or grows as a power of the unit (quadratic, cubic), projections orders of magnitude apart at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                excess * 100.0
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
                 "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)"

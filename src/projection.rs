@@ -347,6 +347,10 @@ impl<'a> Evaluator<'a> {
                     let g = (p.b * (h - 1.0)).exp();
                     [0.0, 1.0, forms::times(p.h, g) * (h - 1.0), g]
                 }
+                Form::BasePower => {
+                    let g = h.powf(p.b);
+                    [0.0, 1.0, p.h * g * h.ln(), g]
+                }
             };
             for j in 0..PARAMS {
                 g[j] += extra * dc[j];

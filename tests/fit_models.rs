@@ -257,6 +257,15 @@ fn a_step_is_not_taken_for_an_onset() {
         .expect("the stratum");
     let forms: Vec<_> = s.projection.curves().map(|c| c.form.name()).collect();
     assert!(!forms.contains(&"onset"), "{forms:?}");
+    // The step is a change of regime: the onset was tried, and not kept.
+    assert!(
+        report.warnings.iter().any(|w| matches!(
+            w,
+            calib::fit::FitWarning::RegimeChange { stratum, .. } if stratum == "indexes=1"
+        )),
+        "{:?}",
+        report.warnings
+    );
     let full = common::read_timings_at(&common::repo_file("data/traces/sqlite3/full"));
     let slowest = full
         .runs
@@ -270,4 +279,40 @@ fn a_step_is_not_taken_for_an_onset() {
         upper < 3.0 * slowest,
         "upper {upper} vs the slowest run {slowest}"
     );
+}
+
+/// A quadratic cost, 1 + 0.01 i² s per unit: every form of calib's misses
+/// its later units by more than 10%, and the onset follows them over the
+/// probe, but so does a base plus a power of the unit, and beyond the probe
+/// the two part by orders of magnitude. The onset is not kept (a 200-unit run
+/// is not projected at thousands of times its cost), and the stratum is
+/// unsupported: the probe does not settle how the rise goes on (before the
+/// onset form, calib budgeted it silently at a quarter of what it takes).
+#[test]
+fn a_quadratic_cost_is_not_taken_for_an_onset() {
+    let cost = |u: u64| 1.0 + 0.01 * (u as f64).powi(2);
+    let report = fit_csv(&csv_of(&cost, 20));
+    let s = &report.model.strata[0];
+    let forms: Vec<_> = s.projection.curves().map(|c| c.form.name()).collect();
+    assert!(!forms.contains(&"onset"), "{forms:?}");
+    // The rise is a change of regime (the onset was tried).
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| matches!(w, calib::fit::FitWarning::RegimeChange { .. })),
+        "{:?}",
+        report.warnings
+    );
+    assert!(
+        matches!(
+            s.unsupported,
+            Some(calib::model::Unsupported::TakeoffUndecided { .. })
+        ),
+        "{:?}",
+        s.unsupported
+    );
+    let truth = 2.0 + (1..=200).map(cost).sum::<f64>();
+    let upper = s.project(200, 0.99).upper_s;
+    assert!(upper < 10.0 * truth, "upper {upper} vs {truth}");
 }

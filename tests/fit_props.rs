@@ -48,9 +48,14 @@ fn check(
         for v in [p.predicted_s, p.floor_s, p.upper_s] {
             prop_assert!(v.is_finite() && v > 0.0, "N={n}: {p:?}");
         }
-        // At the cap on projections (10^30 s), a bound only says "past every
-        // limit": no margin is asked of it.
-        let capped = p.upper_s >= calib::forms::MAX_PROJECTED_S;
+        // At the cap on projections (10^30 s), which only the multiplying
+        // forms reach, a bound only says "past every limit": no margin is
+        // asked of it.
+        let multiplying = model
+            .projection
+            .curves()
+            .any(|c| matches!(c.form, Form::Geometric | Form::Onset));
+        let capped = multiplying && p.upper_s >= calib::forms::MAX_PROJECTED_S;
         let margin = (p.upper_s / p.predicted_s).ln();
         prop_assert!(capped || margin > 0.0, "no margin at N={n}: {p:?}");
         if n > horizon && !capped {

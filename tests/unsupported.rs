@@ -216,3 +216,27 @@ fn unit_costs_too_scattered_to_show_a_trend_are_refused_until_the_probe_length_i
     let (code, doc) = budget_json(dir.path(), &[]);
     assert_eq!(code, Some(0), "{doc}");
 }
+
+#[test]
+fn a_takeoff_the_probe_cannot_continue_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // A quadratic cost: its later units run far above every form fitted on
+    // the early ones; a part that multiplies per unit and one that grows as a
+    // power of the unit follow them alike, and part by orders of magnitude
+    // at 200 units.
+    let cost = |k: u64| 1.0 + 0.01 * (k * k) as f64;
+    std::fs::write(dir.path().join("t.csv"), timings(2.0, 20, &cost)).unwrap();
+    let fit = calib(dir.path(), &["fit", "t.csv", "--units", "200"]);
+    assert_eq!(fit.status.code(), Some(0));
+    let warnings = String::from_utf8_lossy(&fit.stderr);
+    assert!(warnings.contains("power of the unit"), "{warnings}");
+
+    let (code, doc) = budget_json(dir.path(), &[]);
+    assert_eq!(code, Some(3));
+    let s = &doc["strata"][0];
+    assert_eq!(s["status"], "unsupported", "{s}");
+    assert!(s["time_s"].is_null(), "{s}");
+    // The longer probe: 4 times the 20-unit probe (more than a quarter of 200).
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("calib probe --units 80"), "{notes}");
+}

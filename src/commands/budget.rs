@@ -107,9 +107,9 @@ pub struct BudgetArgs {
     pub allow_transfer: bool,
 
     /// Give a time even for a stratum whose probe cannot support one (status
-    /// unsupported: its units lost in startup, geometric growth, a probe too
-    /// short, or unit costs so scattered that a hidden rise could double the
-    /// run). The time
+    /// unsupported: its units lost in startup, geometric growth, a rise whose
+    /// continuation the probe does not settle, a probe too short, or unit
+    /// costs so scattered that a hidden rise could double the run). The time
     /// is then a guess, and every output says so; a longer probe is better.
     #[arg(long)]
     pub allow_guess: bool,

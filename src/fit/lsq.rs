@@ -80,7 +80,7 @@ fn row(form: Form, o: &Obs, b: f64, startup: bool, out: &mut Vec<f64>) {
         Form::Power | Form::Geometric => {
             out.push(forms::shape(form, o.u1, b) - forms::shape(form, o.u0, b))
         }
-        Form::Onset => {
+        Form::Onset | Form::BasePower => {
             out.push(o.len());
             out.push(forms::shape(form, o.u1, b) - forms::shape(form, o.u0, b));
         }
@@ -240,8 +240,8 @@ pub fn fit_form(
 }
 
 fn fit_form_with(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> Option<FormFit> {
-    if form == Form::Onset {
-        return onset::fit(obs, startup);
+    if matches!(form, Form::Onset | Form::BasePower) {
+        return onset::fit(form, obs, startup);
     }
     if form.profiled_range().is_some() {
         return fit_profiled(form, obs, startup, grid);

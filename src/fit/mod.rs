@@ -24,7 +24,10 @@
 //!    than 10% and twice its standard error), the onset form is fitted and
 //!    scored too, and kept only if it beats that best score by more than twice
 //!    the standard error ([`onset_explains`]): a takeoff the early units
-//!    foretold, not a step.
+//!    foretold, not a step; and if it beats its polynomial twin, the base
+//!    power, by more than twice the standard error counting both early fits'
+//!    uncertainty ([`onset_beats_its_twin`]). When it does not, the probe
+//!    has not settled how the rise goes on: unsupported ([`Takeoff`]).
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -465,18 +468,73 @@ fn took_off(choice: &select::Choice) -> bool {
             .is_some_and(|best| best.bias > 0.0 && regime_changed(best))
 }
 
-/// Whether the onset form, fitted on the early units, predicted the takeoff
-/// that the other forms missed (`without`: their choice): it extrapolated the
-/// later units best, by more than twice the scores' standard error (the
-/// plausible rule's margin, [`select`]), so that the forms without it are
-/// ruled out beside it. The onset's projection multiplies beyond the probe;
-/// a fit that merely ties the others (a step in the cost, which it can mimic
-/// with a steep factor) is not kept.
-fn onset_explains(without: &select::Choice, with_onset: &select::Choice) -> bool {
-    let (Some(before), Some(best)) = (without.scores.first(), with_onset.scores.first()) else {
+/// What a takeoff ([`took_off`]) turned out to be.
+enum Takeoff {
+    /// The onset explains it: the choice with the onset, and its fit.
+    Onset(select::Choice, Box<lsq::FormFit>),
+    /// The onset explains it against calib's other forms, but not against
+    /// its polynomial twin: the probe does not settle how the rise goes on.
+    Undecided,
+    /// The onset explains it no better than the other forms (a step, a
+    /// change it cannot follow either): a change of regime, warned of.
+    NotExplained,
+}
+
+/// After a takeoff, whether the onset form explains it ([`onset_explains`])
+/// against the other forms and then against its polynomial twin, the base
+/// power (a + h i^b, b from 1 to 4: a quadratic or cubic cost, whose rise
+/// the onset also follows over a probe but projects orders of magnitude
+/// higher beyond it; [`onset_beats_its_twin`]). The twin is only scored: it
+/// never enters the choice.
+fn onset_choice(data: &Intervals, full: &[lsq::FormFit], grid: &lsq::GridPowers) -> Takeoff {
+    let fitted = |form: Form| {
+        lsq::fit_form(form, &data.obs, true, grid).filter(|fit| stateable(fit, data.horizon))
+    };
+    let Some(onset) = fitted(Form::Onset) else {
+        return Takeoff::NotExplained;
+    };
+    let mut candidates = full.to_vec();
+    candidates.push(onset.clone());
+    let with_onset = select::choose(&data.obs, &data.views, &candidates, grid);
+    if !onset_explains(&with_onset) {
+        return Takeoff::NotExplained;
+    }
+    if let Some(twin) = fitted(Form::BasePower) {
+        candidates.push(twin);
+        let with_twin = select::choose(&data.obs, &data.views, &candidates, grid);
+        if !onset_beats_its_twin(&with_twin) {
+            return Takeoff::Undecided;
+        }
+    }
+    Takeoff::Onset(with_onset, Box::new(onset))
+}
+
+/// Whether the onset's holdout score beats its twin's by more than twice
+/// their standard error counting each early fit's own uncertainty
+/// (`fit_var`): two forms of four parameters fitted on a short early part,
+/// where the one that wins by the runs' noise alone may have fitted it.
+fn onset_beats_its_twin(choice: &select::Choice) -> bool {
+    let score = |form: Form| choice.scores.iter().find(|s| s.form == form);
+    let (Some(onset), Some(twin)) = (score(Form::Onset), score(Form::BasePower)) else {
+        // A twin the holdout could not score is no rival.
+        return score(Form::Onset).is_some();
+    };
+    let se = |s: &FormScore| (s.se * s.se + s.fit_var).sqrt();
+    onset.score + 2.0 * se(onset).max(se(twin)) < twin.score
+}
+
+/// Whether the onset form, fitted on the early units, predicted the later
+/// units best among the forms of `choice`, by more than twice the scores'
+/// standard error (the plausible rule's margin, [`select`]), so that every
+/// other form is ruled out beside it. The onset's projection multiplies
+/// beyond the probe; a fit that merely ties the others (a step in the cost,
+/// which it can mimic with a steep factor; a quadratic cost, which it
+/// follows as well as the base power does) is not kept.
+fn onset_explains(choice: &select::Choice) -> bool {
+    let [best, next, ..] = choice.scores.as_slice() else {
         return false;
     };
-    best.form == Form::Onset && best.score + 2.0 * best.se.max(before.se) < before.score
+    best.form == Form::Onset && best.score + 2.0 * best.se.max(next.se) < next.score
 }
 
 fn fit_stratum(
@@ -517,10 +575,12 @@ fn fit_stratum(
     let last_cost_s = projector.unit_cost(data.horizon as f64);
     let trend_pct = (last_cost_s / first_cost_s - 1.0) * 100.0;
     let fp = fingerprint(runs);
-    let unsupported = startup_dominated(runs).or_else(|| {
-        let shown = forms.growth_factor.filter(|_| forms.geometric_shown);
-        geometric_undecided(&forms.choice, shown)
-    });
+    let unsupported = startup_dominated(runs)
+        .or_else(|| {
+            let shown = forms.growth_factor.filter(|_| forms.geometric_shown);
+            geometric_undecided(&forms.choice, shown)
+        })
+        .or(forms.takeoff_undecided);
     let mut w = stratum_warnings(&StratumFacts {
         display,
         runs: runs.len(),
@@ -594,6 +654,9 @@ struct FormsFit {
     min_unit_cost_s: f64,
     growth_factor: Option<f64>,
     geometric_shown: bool,
+    /// A takeoff whose continuation the probe does not settle
+    /// ([`Takeoff::Undecided`]): no bound is supported.
+    takeoff_undecided: Option<Unsupported>,
 }
 
 /// Steps 2-4: every candidate form fitted, the selection by extrapolation,
@@ -619,16 +682,18 @@ fn fit_forms(
         ));
     }
     let mut choice = select::choose(&data.obs, &data.views, &full, grid);
+    let mut takeoff_undecided = None;
     if took_off(&choice) {
-        let onset = lsq::fit_form(Form::Onset, &data.obs, true, grid);
-        if let Some(onset) = onset.filter(|fit| stateable(fit, horizon)) {
-            full.push(onset);
-            let with_onset = select::choose(&data.obs, &data.views, &full, grid);
-            if onset_explains(&choice, &with_onset) {
+        match onset_choice(data, &full, grid) {
+            Takeoff::Onset(with_onset, onset) => {
+                full.push(*onset);
                 choice = with_onset;
-            } else {
-                full.pop();
             }
+            Takeoff::Undecided => {
+                let excess = choice.scores.first().map_or(0.0, |b| b.bias.exp() - 1.0);
+                takeoff_undecided = Some(Unsupported::TakeoffUndecided { excess });
+            }
+            Takeoff::NotExplained => {}
         }
     }
     let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
@@ -657,6 +722,7 @@ fn fit_forms(
         min_unit_cost_s,
         growth_factor,
         geometric_shown,
+        takeoff_undecided,
     })
 }
 
@@ -914,7 +980,11 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
             lengths: f.choice.lengths.clone(),
         }),
         Selection::Holdout => {
-            if let Some(best) = f.choice.scores.first().filter(|b| regime_changed(b)) {
+            // An onset kept explains the later units (its own warning says
+            // so); the scores' first is then the onset's.
+            let onset_kept = f.choice.plausible.contains(&Form::Onset);
+            let regime = |b: &&FormScore| !onset_kept && regime_changed(b);
+            if let Some(best) = f.choice.scores.first().filter(regime) {
                 // Without --units, the advice is for a run 10 times the probe.
                 let units = f.options.units.unwrap_or(f.horizon.saturating_mul(10));
                 w.push(FitWarning::RegimeChange {
@@ -1047,7 +1117,8 @@ fn within_run_ratio(fit: &CurveFit, runs: &[&RunTimings], horizon: u64, floor: f
             prev = (u, t, total);
         }
     }
-    let p = usize::from(fit.startup_fitted) + 1 + usize::from(fit.form.has_b());
+    // The form's parameters besides the startup, and the startup if fitted.
+    let p = usize::from(fit.startup_fitted) + fit.form.param_count() - 1;
     let df_within = rows.checked_sub(p + k - 1).filter(|d| *d > 0)? as f64;
     let df_pooled = rows.checked_sub(p).filter(|d| *d > 0)? as f64;
     let ratio = (ss_within / df_within) / (ss_pooled / df_pooled);

@@ -283,12 +283,15 @@ fn support(m: &StratumModel) -> Result<(), Defect> {
             Some(crate::model::Unsupported::Geometric { factor_per_unit }) => {
                 ("unsupported.factor_per_unit", factor_per_unit)
             }
+            Some(crate::model::Unsupported::TakeoffUndecided { excess }) => {
+                ("unsupported.excess", excess)
+            }
             Some(
                 crate::model::Unsupported::ProbeTooShort { .. }
                 | crate::model::Unsupported::TrendUnresolved { .. },
             ) => return Err(Defect::new(
                 "unsupported.reason",
-                "is decided per request and never written; expected startup_dominated or geometric",
+                "is decided per request and never written; expected startup_dominated, geometric or takeoff_undecided",
             )),
         };
     if !(value.is_finite() && value >= 0.0) {
@@ -401,7 +404,7 @@ fn curve(prefix: &str, c: &Curve, horizon: u64) -> Result<(), Defect> {
             Form::Constant | Form::Power | Form::Geometric => {
                 (field("params.a"), format!("is {}", num(p.a)))
             }
-            Form::Onset => (
+            Form::Onset | Form::BasePower => (
                 field("params"),
                 format!("has a = {}, b = {}, h = {}", num(p.a), num(p.b), num(p.h)),
             ),
