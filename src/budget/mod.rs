@@ -245,7 +245,6 @@ fn budget_stratum(
             stratum.stratum, projection.predicted_s, projection.floor_s, projection.upper_s
         )));
     }
-    let mut decision = rule::decide(projection.floor_s, projection.upper_s, caps);
     // The rule counts segments without restart costs; a checkpointed run also
     // pays its startup again in every segment and loses the unit a kill
     // interrupts, both as large as the bound makes them.
@@ -253,14 +252,8 @@ fn budget_stratum(
         .projection
         .restart_costs(0, units)
         .at_bound(projection.predicted_s, projection.upper_s);
-    if decision.status == Status::OverCap {
-        decision.segments = rule::segments(
-            projection.upper_s,
-            restart.startup_s,
-            restart.unit_s,
-            decision.segment_minutes() as f64 * 60.0,
-        );
-    }
+    let mut decision = rule::decide(projection.floor_s, projection.upper_s, caps)
+        .with_restart_costs(projection.upper_s, restart.startup_s, restart.unit_s);
     let mut support_note = None;
     if let Some(why) = &support {
         let text = why.explain(units, stratum.projection.probe_units);

@@ -91,6 +91,17 @@ impl Decision {
         };
         minutes.clamp(1, SBATCH_MAX_MINUTES)
     }
+
+    /// This decision with an `over_cap` run's segments recounted for a run
+    /// bounded by `upper_s` whose every restart pays `startup_s` again and
+    /// loses up to `unit_s` (see [`segments`]); other decisions as they are.
+    pub fn with_restart_costs(mut self, upper_s: f64, startup_s: f64, unit_s: f64) -> Decision {
+        if self.status == Status::OverCap {
+            let segment_s = self.segment_minutes() as f64 * 60.0;
+            self.segments = segments(upper_s, startup_s, unit_s, segment_s);
+        }
+        self
+    }
 }
 
 /// The segments (each `segment_s` long) that a run bounded by `upper_s`
@@ -168,15 +179,14 @@ pub fn decide(floor_s: f64, upper_s: f64, caps: &[Cap]) -> Decision {
 
     // 3. Even the measured cost does not fit (rule 1 took every case where it
     // does): segments of the largest cap, counted here without restart costs.
-    let mut decision = Decision {
+    Decision {
         minutes: minutes.max(floor_minutes),
         partition: None,
         status: Status::OverCap,
         segments: None,
         largest_cap_s,
-    };
-    decision.segments = segments(upper_s, 0.0, 0.0, decision.segment_minutes() as f64 * 60.0);
-    decision
+    }
+    .with_restart_costs(upper_s, 0.0, 0.0)
 }
 
 #[cfg(test)]

@@ -736,7 +736,6 @@ fn resume_stratum(
             ));
         }
     }
-    let mut decision = rule::decide(floor_s, upper_s, caps);
     // A resumed run pays its startup again and loses a unit at each kill,
     // both as large as the bound makes them.
     let restart = RestartCosts {
@@ -745,10 +744,8 @@ fn resume_stratum(
     }
     .at_bound(predicted_s, upper_s);
     let (startup_s, unit_s) = (restart.startup_s, restart.unit_s);
-    if decision.status == Status::OverCap {
-        let segment_s = decision.segment_minutes() as f64 * 60.0;
-        decision.segments = rule::segments(upper_s, startup_s, unit_s, segment_s);
-    }
+    let mut decision =
+        rule::decide(floor_s, upper_s, caps).with_restart_costs(upper_s, startup_s, unit_s);
     if new_run.decision.status == Status::Unsupported {
         decision = Decision {
             minutes: 0,
