@@ -220,6 +220,16 @@ fn n_rows(obs: &[Obs]) -> f64 {
     obs.iter().map(|o| o.n).sum()
 }
 
+/// The rows, residual degrees of freedom and residual variance per unit of a
+/// fit of `parameters` parameters to `obs` with residual sum of squares
+/// `rss` (σ² = RSS / (n - p); 0 when no degree of freedom is left).
+fn residual(obs: &[Obs], rss: f64, parameters: usize) -> (f64, f64, f64) {
+    let n = n_rows(obs);
+    let df = (n - parameters as f64).max(0.0);
+    let sigma2 = if df > 0.0 { rss / df } else { 0.0 };
+    (n, df, sigma2)
+}
+
 /// Fits one form. `allow_startup` false forces the startup term to 0.
 /// `grid` holds the profile grid's growth terms shared by the fit's strata.
 pub fn fit_form(
@@ -248,9 +258,7 @@ fn fit_form_with(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> O
     }
     let p = usize::from(startup) + if form.has_b() { 2 } else { 1 };
     let solved = solve(obs, p, |_, o, x| row(form, o, 0.0, startup, x))?;
-    let n = n_rows(obs);
-    let df = (n - p as f64).max(0.0);
-    let sigma2 = if df > 0.0 { solved.rss / df } else { 0.0 };
+    let (n, df, sigma2) = residual(obs, solved.rss, p);
     let mut theta = solved.theta.clone();
     if !startup {
         theta.insert(0, 0.0);
@@ -569,9 +577,8 @@ fn fit_profiled(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> Op
     let profile = Profile::new(form, obs, startup, grid)?;
     let b = profile.best_b()?;
     let solved = solve(obs, p, |i, o, x| profile.row(i, o, b, x))?;
-    let n = n_rows(obs);
-    let df = (n - p as f64 - 1.0).max(0.0);
-    let sigma2 = if df > 0.0 { solved.rss / df } else { 0.0 };
+    // b is a parameter too.
+    let (n, df, sigma2) = residual(obs, solved.rss, p + 1);
     let (s, a) = if startup {
         (solved.theta[0], solved.theta[1])
     } else {

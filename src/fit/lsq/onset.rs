@@ -14,7 +14,7 @@
 //! ([`forms::MAX_PROJECTED_S`]): there the capped term would be a free
 //! constant for that run, not the form the model states.
 
-use super::{gauss_newton, golden_section, n_rows, placed, row, solve, FormFit, Obs, Solved};
+use super::{gauss_newton, golden_section, placed, residual, row, solve, FormFit, Obs, Solved};
 use crate::forms::{self, Covariance, Form, Params};
 
 /// Grid steps of b: a factor of 1.05 per unit for the onset, as for the
@@ -123,10 +123,8 @@ pub(super) fn fit(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
     }
     let b = best_b(form, obs, startup)?;
     let solved = solve_at(form, obs, startup, b)?;
-    let p = usize::from(startup) + 2;
-    let n = n_rows(obs);
-    let df = (n - p as f64 - 1.0).max(0.0);
-    let sigma2 = if df > 0.0 { solved.rss / df } else { 0.0 };
+    // (startup,) a and h, and b.
+    let (n, df, sigma2) = residual(obs, solved.rss, usize::from(startup) + 3);
     let theta = &solved.theta;
     let (s, a, h) = if startup {
         (theta[0], theta[1], theta[2])
