@@ -238,16 +238,21 @@ fn smoke_stratum<'g>(
     };
     // Stage 2 names a stratum as CALIB_STRATUM does (`;` for `,`): the grid
     // reads it back.
+    // Each array's stratum is read once, with its time per unit.
+    let priced: Vec<(&StratumCells, f64)> = arrays
+        .iter()
+        .filter_map(|a| {
+            Some((
+                grid.stratum(a.stratum.as_deref()?).ok()?,
+                a.seconds_per_unit?,
+            ))
+        })
+        .collect();
     let per_unit = |s: &StratumCells| {
-        arrays
+        priced
             .iter()
-            .filter(|a| {
-                a.stratum
-                    .as_deref()
-                    .and_then(|text| grid.stratum(text).ok())
-                    .is_some_and(|named| named.stratum == s.stratum)
-            })
-            .find_map(|a| a.seconds_per_unit)
+            .find(|(named, _)| named.stratum == s.stratum)
+            .map(|&(_, seconds)| seconds)
     };
     let cheapest = grid
         .strata
