@@ -29,6 +29,7 @@
 //! | `probe_units` | the longest probed run, in units (H) | 1 ≤ H, H ≤ `units_probed` ≤ `runs`·H |
 //! | `min_unit_cost_s` | the smallest per-unit cost a projection counts | finite, > 0 |
 //! | `spread` | `{mean_ln_level, max_ln_level, sd, df, prior_sd}`: run levels on the log scale, the sd of a new run's level with its degrees of freedom, and the sd assumed before any run | finite; max ≥ mean; sd, prior_sd ≥ 0; df ≥ 1 |
+//! | `spread.runs_at_horizon` | the runs whose probe reached the last quarter of the longest (R_H), which a new run's predictive factor 1 + 1/R_H counts. Optional (added within schema 1; written only when fewer than `runs`; absent: all runs) | 1 ≤ R_H ≤ `runs` |
 //! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
 //! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: not checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |

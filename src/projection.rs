@@ -32,10 +32,16 @@
 //!   form the probe cannot rule out;
 //! - the bound, on the log scale: centre `ln predicted_s` plus `t_ν √V` with
 //!   `V = V_runs(N) + Σ w_f V_fit,f(N) + Σ w_f (ln P_f(N) - ln P̄(N))² + V_extrap(N)`:
-//!   - `V_runs = (w_H σ_l + (1 - w_H) σ_d g(N))² (1 + 1/R)`: the spread of levels
-//!     and of current rates over R runs, added as perfectly correlated (an upper
+//!   - `V_runs = (w_H σ_l + (1 - w_H) σ_d g(N))² (1 + 1/R_H)`: the spread of
+//!     levels and of current rates, added as perfectly correlated (an upper
 //!     bound when the correlation is unknown), the rate part growing with the
-//!     distance by `g(N)`, the mean of (i/H)^γ over (H, N];
+//!     distance by `g(N)`, the mean of (i/H)^γ over (H, N]; the factor
+//!     `1 + 1/R_H` is a new run's predictive inflation (the variance of a new
+//!     value around a mean of R_H others), with R_H the runs whose probe
+//!     reached the last quarter of the longest probe: the curve's shape near H,
+//!     and so the centre a new run is compared with, rests on them alone (one
+//!     run taken longer than the others shapes the curve beyond their reach
+//!     with its own deviation);
 //!   - `V_fit = (SE_f(N) / P_f(N))²` (delta method: `SE² = ∇P' Σ ∇P` with Σ the
 //!     covariance of (startup, a, b); 0 when the fit left no residual degrees of
 //!     freedom);
@@ -113,6 +119,10 @@ pub struct RunSpread {
     pub deviations: Vec<(f64, f64)>,
     /// Strata of the campaign whose spread the priors pooled (0: the fixed prior).
     pub pooled_strata: usize,
+    /// Runs whose probe reached the last quarter of the longest probe (R_H,
+    /// 1 ≤ R_H ≤ R): the runs the curve's shape near H rests on, which the
+    /// predictive factor counts ([`RunSpread::predictive_var`]).
+    pub runs_at_horizon: usize,
 }
 
 impl RunSpread {
@@ -172,12 +182,13 @@ impl RunSpread {
     /// Variance of a new run's log deviation around the centre at N, and its
     /// degrees of freedom. The level and rate parts are added as perfectly
     /// correlated (an upper bound on the variance of their sum when the
-    /// correlation is unknown); a new run adds the factor 1 + 1/R.
+    /// correlation is unknown); a new run adds the factor 1 + 1/R_H, R_H
+    /// the runs that reached the horizon's last quarter.
     pub fn predictive_var(&self, horizon: u64, n: u64, p_horizon: f64, p_n: f64) -> (f64, f64) {
         let (w_k, w_f) = Self::shares(p_horizon, p_n);
         let g = self.growth_factor(horizon, n);
         let sd = w_k * self.sd + w_f * self.rate_sd * g;
-        let r = self.runs.max(1) as f64;
+        let r = self.runs_at_horizon.clamp(1, self.runs.max(1)) as f64;
         let df = if w_f * self.rate_sd * g > w_k * self.sd {
             self.rate_df
         } else {

@@ -29,13 +29,18 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 
 /// Three runs of 20 units at about 110 s per unit, 3% noise.
 fn timings_csv() -> String {
+    runs_csv(&[20, 20, 20])
+}
+
+/// Runs of the given lengths at about 110 s per unit, 3% noise.
+fn runs_csv(lengths: &[u64]) -> String {
     let mut csv = synth::HEADER.to_string();
     let mut rng = Rng::new(7);
-    for k in 0..3 {
+    for (k, &units) in lengths.iter().enumerate() {
         let spec = RunSpec {
             run: format!("r{k}"),
             stratum: "d=a".into(),
-            units: 20,
+            units,
             startup_s: 5.0,
             cost: Cost::Constant { a: 110.0 },
             level: 1.0 + 0.05 * k as f64,
@@ -165,6 +170,43 @@ fn a_negative_spread_is_refused() {
         |doc| doc["strata"][0]["spread"]["sd"] = json!(-0.5),
         &["`spread.sd`", "-0.5"],
     );
+}
+
+#[test]
+fn runs_at_the_horizon_are_stated_where_one_run_went_further_and_counted_on_load() {
+    let dir = tempfile::tempdir().unwrap();
+    // Equal runs: every run reached the horizon, and the file says nothing.
+    let equal = fitted(dir.path(), &timings_csv());
+    assert!(equal["strata"][0]["spread"].get("runs_at_horizon").is_none());
+    // One run of three taken to 60 units: the curve beyond unit 20 is its own.
+    let mut doc = fitted(dir.path(), &runs_csv(&[20, 20, 60]));
+    assert_eq!(doc["strata"][0]["spread"]["runs_at_horizon"], json!(1));
+    let upper = |dir: &Path, doc: &Value, name: &str| {
+        let out = budget(dir, &write_model(dir, name, doc));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["strata"][0]["upper_s"].as_f64().unwrap()
+    };
+    let one = upper(dir.path(), &doc, "one.json");
+    // Without the field, the file means every run reached the horizon: the
+    // centre is known as well as three runs make it, and the bound narrows.
+    doc["strata"][0]["spread"]
+        .as_object_mut()
+        .unwrap()
+        .remove("runs_at_horizon");
+    let three = upper(dir.path(), &doc, "three.json");
+    assert!(one > three, "{one} <= {three}");
+}
+
+#[test]
+fn runs_at_the_horizon_outside_one_to_the_runs_are_refused() {
+    for (name, value) in [("horizon-runs-zero.json", 0), ("horizon-runs-four.json", 4)] {
+        refused(
+            name,
+            |doc| doc["strata"][0]["spread"]["runs_at_horizon"] = json!(value),
+            &["`spread.runs_at_horizon`", "from 1 to the runs"],
+        );
+    }
 }
 
 #[test]

@@ -50,7 +50,11 @@
 //! `w_K = P(K)/P(N)`, `w_F = 1 - w_K`: the two parts are treated as perfectly
 //! correlated, which bounds the variance of their sum from above when the
 //! correlation is unknown (as with 2-3 runs). A new run adds the predictive
-//! factor `sqrt(1 + 1/R)` for R runs.
+//! factor `sqrt(1 + 1/R_H)`, R_H counting the runs whose probe reached the
+//! last quarter of the longest one ([`runs_at_horizon`]): where one run was
+//! taken further than the others (the seed's run-length probe), the curve
+//! beyond the others' reach follows that run's own deviation, so the centre a
+//! new run is compared with is known as well as one run, not R.
 
 use serde::{Deserialize, Serialize};
 
@@ -282,7 +286,18 @@ pub fn spread(
         growth: prior.growth,
         deviations: runs.iter().map(|r| (r.ln_level, r.ln_rate)).collect(),
         pooled_strata: campaign.map_or(0, |c| c.strata),
+        runs_at_horizon: runs_at_horizon(runs),
     }
+}
+
+/// The runs whose probe reached the last quarter of the longest probe (past
+/// 3/4 of its units), where the curve's current rate is measured; at least 1.
+pub fn runs_at_horizon(runs: &[RunDivergence]) -> usize {
+    let longest = runs.iter().map(|r| r.units).max().unwrap_or(0);
+    runs.iter()
+        .filter(|r| r.units.saturating_mul(4) > longest.saturating_mul(3))
+        .count()
+        .max(1)
 }
 
 #[cfg(test)]
@@ -361,6 +376,26 @@ mod tests {
         let many = divergences(&[-0.01, 0.01].repeat(10));
         let overruled = spread(&many, Some(&campaign), &PRIOR);
         assert!(overruled.rate_sd.powi(2) < 0.3 * campaign.rate_var);
+    }
+
+    #[test]
+    fn runs_at_the_horizon_are_those_past_three_quarters_of_the_longest() {
+        let of = |units: &[u64]| {
+            let runs: Vec<RunDivergence> = units
+                .iter()
+                .map(|&u| RunDivergence {
+                    units: u,
+                    ..divergences(&[0.0])[0].clone()
+                })
+                .collect();
+            runs_at_horizon(&runs)
+        };
+        // The seed's run-length probe: one run taken further.
+        assert_eq!(of(&[10, 10, 50]), 1);
+        // A run stopped a unit short still measured its rate near the end.
+        assert_eq!(of(&[9, 10, 10]), 3);
+        assert_eq!(of(&[7, 10, 10]), 2);
+        assert_eq!(of(&[]), 1);
     }
 
     #[test]

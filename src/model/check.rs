@@ -241,6 +241,15 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
             ),
         ));
     }
+    if !(1..=s.runs.max(1)).contains(&s.runs_at_horizon) {
+        return Err(Defect::new(
+            "spread.runs_at_horizon",
+            format!(
+                "is {} for {} runs; expected the runs that reached the longest probe's last quarter, from 1 to the runs",
+                s.runs_at_horizon, s.runs
+            ),
+        ));
+    }
     if s.deviations.len() != s.runs {
         return Err(Defect::new(
             "spread.deviations",

@@ -91,6 +91,10 @@ pub struct SpreadJson {
     /// Per run: [log level, log current rate].
     deviations: Vec<[f64; 2]>,
     pooled_strata: usize,
+    /// Added within schema 1, written only where fewer than all runs reached
+    /// the horizon's last quarter; absent: all of them did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    runs_at_horizon: Option<usize>,
 }
 
 impl From<ModelFile> for FileJson {
@@ -173,6 +177,8 @@ impl From<StratumModel> for StratumJson {
                 growth: p.spread.growth,
                 deviations: p.spread.deviations.iter().map(|&(l, d)| [l, d]).collect(),
                 pooled_strata: p.spread.pooled_strata,
+                runs_at_horizon: (p.spread.runs_at_horizon < p.spread.runs)
+                    .then_some(p.spread.runs_at_horizon),
             },
             extrapolation_kappa: p.extrapolation_kappa,
             selection: m.selection,
@@ -296,6 +302,7 @@ impl TryFrom<StratumJson> for StratumModel {
                     growth: s.spread.growth,
                     deviations: s.spread.deviations.iter().map(|&[l, d]| (l, d)).collect(),
                     pooled_strata: s.spread.pooled_strata,
+                    runs_at_horizon: s.spread.runs_at_horizon.unwrap_or(s.runs),
                 },
                 extrapolation_kappa: s.extrapolation_kappa,
             },

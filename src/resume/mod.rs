@@ -883,6 +883,7 @@ mod tests {
             growth: 0.0,
             deviations: vec![(0.0, 0.0)],
             pooled_strata: 0,
+            runs_at_horizon: 3,
         }
     }
 
