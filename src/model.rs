@@ -436,6 +436,16 @@ impl StratumModel {
                 spread.rate_sd * 100.0,
             ));
         }
+        if spread.runs_at_horizon < spread.runs {
+            let (k, runs) = (spread.runs_at_horizon, spread.runs);
+            let (those, known) = match k {
+                1 => ("that run".to_string(), "1 run".to_string()),
+                k => (format!("those {k}"), format!("{k} runs")),
+            };
+            notes.push(format!(
+                "{k} of {runs} runs reached the last quarter of the longest probe ({h} units): beyond the others' reach the curve follows {those} alone, so the bound takes its centre as known from {known}, not {runs}"
+            ));
+        }
         if !params.alternatives.is_empty() {
             notes.push(format!(
                 "model average over the forms the probe cannot rule out (their disagreement widens the bound): {}",

@@ -181,12 +181,17 @@ fn runs_at_the_horizon_are_stated_where_one_run_went_further_and_counted_on_load
     // One run of three taken to 60 units: the curve beyond unit 20 is its own.
     let mut doc = fitted(dir.path(), &runs_csv(&[20, 20, 60]));
     assert_eq!(doc["strata"][0]["spread"]["runs_at_horizon"], json!(1));
-    let upper = |dir: &Path, doc: &Value, name: &str| {
+    let budgeted = |dir: &Path, doc: &Value, name: &str| {
         let out = budget(dir, &write_model(dir, name, doc));
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["strata"][0]["upper_s"].as_f64().unwrap()
+        v["strata"][0].clone()
     };
+    let upper = |dir: &Path, doc: &Value, name: &str| {
+        budgeted(dir, doc, name)["upper_s"].as_f64().unwrap()
+    };
+    let notes = budgeted(dir.path(), &doc, "one.json")["notes"].to_string();
+    assert!(notes.contains("1 of 3 runs reached"), "{notes}");
     let one = upper(dir.path(), &doc, "one.json");
     // Without the field, the file means every run reached the horizon: the
     // centre is known as well as three runs make it, and the bound narrows.
