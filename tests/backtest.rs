@@ -397,7 +397,12 @@ fn one_run_taken_further_than_the_others_is_counted_as_one_run_where_it_alone_sh
     opts.campaign_by = Some("campaign".into());
     let report = backtest(&timings, &opts).unwrap();
     let budgeted = report.trials - report.unsupported;
-    assert!(budgeted >= 850, "{} of {} refused", report.unsupported, report.trials);
+    assert!(
+        budgeted >= 850,
+        "{} of {} refused",
+        report.unsupported,
+        report.trials
+    );
     let coverage = report.covered as f64 / budgeted as f64;
     // 900 held-out runs: a binomial standard error of 1 point at 90%.
     assert!(coverage >= 0.88, "covered {coverage:.3} at a stated 0.9");

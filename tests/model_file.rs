@@ -177,7 +177,9 @@ fn runs_at_the_horizon_are_stated_where_one_run_went_further_and_counted_on_load
     let dir = tempfile::tempdir().unwrap();
     // Equal runs: every run reached the horizon, and the file says nothing.
     let equal = fitted(dir.path(), &timings_csv());
-    assert!(equal["strata"][0]["spread"].get("runs_at_horizon").is_none());
+    assert!(equal["strata"][0]["spread"]
+        .get("runs_at_horizon")
+        .is_none());
     // One run of three taken to 60 units: the curve beyond unit 20 is its own.
     let mut doc = fitted(dir.path(), &runs_csv(&[20, 20, 60]));
     assert_eq!(doc["strata"][0]["spread"]["runs_at_horizon"], json!(1));
@@ -187,9 +189,8 @@ fn runs_at_the_horizon_are_stated_where_one_run_went_further_and_counted_on_load
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v["strata"][0].clone()
     };
-    let upper = |dir: &Path, doc: &Value, name: &str| {
-        budgeted(dir, doc, name)["upper_s"].as_f64().unwrap()
-    };
+    let upper =
+        |dir: &Path, doc: &Value, name: &str| budgeted(dir, doc, name)["upper_s"].as_f64().unwrap();
     let notes = budgeted(dir.path(), &doc, "one.json")["notes"].to_string();
     assert!(notes.contains("1 of 3 runs reached"), "{notes}");
     let one = upper(dir.path(), &doc, "one.json");
