@@ -119,6 +119,11 @@ pub enum Unsupported {
     /// part growing as a power of the unit: two continuations orders of
     /// magnitude apart, which the probe does not decide.
     TakeoffUndecided { excess: f64 },
+    /// The probe's later units took this much more than every form fitted on
+    /// its earlier units predicted, more than [`MAX_HIDDEN_GROWTH`] (a
+    /// doubling), and no form calib fits, the onset included, explained it:
+    /// the forms describe nothing of where the cost is going.
+    RiseUnexplained { excess: f64 },
     /// The longest probed run has too few units to show any trend, and the
     /// run to budget is many times longer (decided per request, never stored).
     ProbeTooShort { probe_units: u64 },
@@ -285,6 +290,10 @@ impl Unsupported {
             Unsupported::TakeoffUndecided { excess } => format!(
                 "unsupported: the probe's later units took {:.0}% more than every cost form fitted on its earlier units predicted, and the probe cannot tell whether the rising part multiplies per unit or grows as a power of the unit (quadratic, cubic), projections orders of magnitude apart at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
                 excess * 100.0
+            ),
+            Unsupported::RiseUnexplained { excess } => format!(
+                "unsupported: the probe's later units took {:.1}x what every cost form fitted on its earlier units predicted, and no form calib fits follows that rise, so nothing says where it goes at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                1.0 + excess
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
                 "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)"

@@ -240,3 +240,104 @@ fn a_takeoff_the_probe_cannot_continue_is_refused() {
     let notes = s["notes"].to_string();
     assert!(notes.contains("calib probe --units 80"), "{notes}");
 }
+
+/// The first `units` unit rows of a recorded run of the corpus (its end row
+/// left out: a probe cut there), appended to `out`; the header once.
+fn cut_trace(out: &mut String, program: &str, file_part: &str, units: u64) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/traces")
+        .join(program)
+        .join("full");
+    let path = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains(file_part))
+        .unwrap_or_else(|| panic!("no trace {file_part} in {}", dir.display()));
+    let mut reader = csv::Reader::from_path(&path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let (unit, end) = (at("unit"), at("end"));
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    if out.is_empty() {
+        writer.write_record(&header).unwrap();
+    }
+    for record in reader.records() {
+        let record = record.unwrap();
+        let kept = record[end].is_empty() && record[unit].parse::<u64>().is_ok_and(|u| u <= units);
+        if kept {
+            writer.write_record(&record).unwrap();
+        }
+    }
+    out.push_str(&String::from_utf8(writer.into_inner().unwrap()).unwrap());
+}
+
+fn budget_of(dir: &std::path::Path, csv: &str, units: &str) -> (Option<i32>, serde_json::Value) {
+    std::fs::write(dir.join("t.csv"), csv).unwrap();
+    let out = calib(
+        dir,
+        &[
+            "budget",
+            "t.csv",
+            "--units",
+            units,
+            "--partitions",
+            "b1 3:00:00",
+            "--format",
+            "json",
+        ],
+    );
+    let value = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code(), value)
+}
+
+#[test]
+fn a_sat_solver_whose_first_units_hold_its_factor_loosely_is_refused_not_budgeted_as_a_power() {
+    // MiniSat on growing instances, three recorded runs cut to their first
+    // 10 of 18 units: the per-unit cost multiplies by about 1.5 per unit, from
+    // a few milliseconds. The geometric form fitted on units 1-6 over-predicts
+    // units 7-10 by 1.9x, a power law follows them; judged by the runs' noise
+    // alone, geometric growth was ruled out and the power law budgeted the
+    // 18-unit runs at half of what they took (5.1 s). Counting the early fits'
+    // own uncertainty, the probe does not rule it out.
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::new();
+    for run in ["p11330", "p12065", "p13220"] {
+        cut_trace(&mut csv, "minisat", run, 10);
+    }
+    let (code, doc) = budget_of(dir.path(), &csv, "18");
+    let s = &doc["strata"][0];
+    assert_eq!(code, Some(3), "{doc}");
+    assert_eq!(s["status"], "unsupported", "{s}");
+    assert!(s["notes"].to_string().contains("geometric growth"), "{s}");
+}
+
+#[test]
+fn a_rise_no_form_follows_past_a_doubling_is_refused_and_a_smaller_step_is_budgeted() {
+    // Stockfish's iterative deepening, one recorded run cut to 12 depths and
+    // two to 10 (the run-length probe): the first 8 depths log within the
+    // same millisecond, the later ones take 10 times what every form fitted
+    // on the early ones predicted. Carrying their current rate forward, calib
+    // budgeted a 24-depth search at 0.15 of what it took.
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::new();
+    for (run, units) in [("p4377", 12), ("p3723", 10), ("p3771", 10)] {
+        cut_trace(&mut csv, "stockfish", run, units);
+    }
+    let (code, doc) = budget_of(dir.path(), &csv, "24");
+    let s = &doc["strata"][0];
+    assert_eq!(code, Some(3), "{doc}");
+    assert_eq!(s["status"], "unsupported", "{s}");
+    let notes = s["notes"].to_string();
+    assert!(notes.contains("no form calib fits follows"), "{notes}");
+
+    // A flat cost that steps up at unit 10 of 12: by 1.5 it is a change of
+    // regime, budgeted at the runs' current rate with a warning; by 4 the
+    // later units took more than twice every form's prediction.
+    for (step, code_expected) in [(1.5, Some(0)), (4.0, Some(3))] {
+        let csv = timings(2.0, 12, &|k| if k <= 9 { 1.0 } else { step });
+        let (code, doc) = budget_of(dir.path(), &csv, "100");
+        assert_eq!(code, code_expected, "step {step}: {doc}");
+    }
+}

@@ -27,7 +27,8 @@
 //!    foretold, not a step; and if it beats its polynomial twin, the base
 //!    power, by more than twice the standard error counting both early fits'
 //!    uncertainty ([`onset_beats_its_twin`]). When it does not, the probe
-//!    has not settled how the rise goes on: unsupported ([`Takeoff`]).
+//!    has not settled how the rise goes on: unsupported ([`Takeoff`]); nor
+//!    when no form explains a rise past a doubling ([`MAX_UNEXPLAINED_RISE`]).
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -41,8 +42,9 @@
 //!    in its startup is marked unsupported ([`startup_dominated`]). A probe whose
 //!    per-unit cost multiplies along the run ([`growth_factor_per_unit`] above
 //!    [`GEOMETRIC_FACTOR_PER_UNIT`]) adds the geometric form to the candidates;
-//!    unless the holdout then tells geometric from polynomial growth, the
-//!    stratum is unsupported ([`geometric_undecided`]).
+//!    unless the holdout then tells geometric from polynomial growth, by a
+//!    margin that counts the early fits' own uncertainty, the stratum is
+//!    unsupported ([`geometric_undecided`]).
 //! 7. **Model** ([`schema`]): the weighted forms, the spread and the probe's
 //!    length become the model schema ([`crate::model::StratumModel`]), checked by
 //!    the rules every model file must follow. Projections are computed from the
@@ -509,6 +511,20 @@ fn onset_choice(data: &Intervals, full: &[lsq::FormFit], grid: &lsq::GridPowers)
     Takeoff::Onset(with_onset, Box::new(onset))
 }
 
+/// How much more than every form's prediction (1: twice as long) the probe's
+/// later units may take, in a takeoff no form explains, before no bound is
+/// supported: a change of regime is budgeted by carrying each run's current
+/// rate forward, which holds for a step (a cache outgrown) but not for a rise
+/// that goes on. Past a doubling the forms describe nothing of the later
+/// units. The same a-priori limit as a hidden trend's
+/// ([`crate::model::MAX_HIDDEN_GROWTH`]); seen on the corpus of real programs:
+/// a chess engine's iterative deepening, whose first 8 depths logged in the
+/// same millisecond and whose later ones took 10 times every form's
+/// prediction, was budgeted at 0.15 of a full run; the steps seen there (SQLite
+/// outgrowing its page cache, +25%; a graph outgrowing the cache, +10%) stay
+/// well under it.
+const MAX_UNEXPLAINED_RISE: f64 = crate::model::MAX_HIDDEN_GROWTH;
+
 /// Whether the onset's holdout score beats its twin's by more than twice
 /// their standard error counting each early fit's own uncertainty
 /// (`fit_var`): two forms of four parameters fitted on a short early part,
@@ -519,8 +535,17 @@ fn onset_beats_its_twin(choice: &select::Choice) -> bool {
         // A twin the holdout could not score is no rival.
         return score(Form::Onset).is_some();
     };
+    beats_counting_fits(onset, twin)
+}
+
+/// Whether `winner` predicted the later units better than `loser` by more
+/// than twice the larger of their standard errors, each counting its early
+/// fit's own uncertainty (`fit_var`): the margin for deciding between forms
+/// whose projections lie orders of magnitude apart. A form is not beaten by
+/// itself.
+fn beats_counting_fits(winner: &FormScore, loser: &FormScore) -> bool {
     let se = |s: &FormScore| (s.se * s.se + s.fit_var).sqrt();
-    onset.score + 2.0 * se(onset).max(se(twin)) < twin.score
+    winner.form != loser.form && winner.score + 2.0 * se(winner).max(se(loser)) < loser.score
 }
 
 /// Whether the onset form, fitted on the early units, predicted the later
@@ -580,7 +605,7 @@ fn fit_stratum(
             let shown = forms.growth_factor.filter(|_| forms.geometric_shown);
             geometric_undecided(&forms.choice, shown)
         })
-        .or(forms.takeoff_undecided);
+        .or(forms.takeoff_unsupported);
     let mut w = stratum_warnings(&StratumFacts {
         display,
         runs: runs.len(),
@@ -655,8 +680,9 @@ struct FormsFit {
     growth_factor: Option<f64>,
     geometric_shown: bool,
     /// A takeoff whose continuation the probe does not settle
-    /// ([`Takeoff::Undecided`]): no bound is supported.
-    takeoff_undecided: Option<Unsupported>,
+    /// ([`Takeoff::Undecided`], or not explained and past
+    /// [`MAX_UNEXPLAINED_RISE`]): no bound is supported.
+    takeoff_unsupported: Option<Unsupported>,
 }
 
 /// Steps 2-4: every candidate form fitted, the selection by extrapolation,
@@ -682,7 +708,7 @@ fn fit_forms(
         ));
     }
     let mut choice = select::choose(&data.obs, &data.views, &full, grid);
-    let mut takeoff_undecided = None;
+    let mut takeoff_unsupported = None;
     if took_off(&choice) {
         match onset_choice(data, &full, grid) {
             Takeoff::Onset(with_onset, onset) => {
@@ -691,9 +717,14 @@ fn fit_forms(
             }
             Takeoff::Undecided => {
                 let excess = choice.scores.first().map_or(0.0, |b| b.bias.exp() - 1.0);
-                takeoff_undecided = Some(Unsupported::TakeoffUndecided { excess });
+                takeoff_unsupported = Some(Unsupported::TakeoffUndecided { excess });
             }
-            Takeoff::NotExplained => {}
+            Takeoff::NotExplained => {
+                let excess = choice.scores.first().map_or(0.0, |b| b.bias.exp() - 1.0);
+                if excess > MAX_UNEXPLAINED_RISE {
+                    takeoff_unsupported = Some(Unsupported::RiseUnexplained { excess });
+                }
+            }
         }
     }
     let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
@@ -722,7 +753,7 @@ fn fit_forms(
         min_unit_cost_s,
         growth_factor,
         geometric_shown,
-        takeoff_undecided,
+        takeoff_unsupported,
     })
 }
 
@@ -849,7 +880,10 @@ fn startup_dominated(runs: &[&RunTimings]) -> Option<Unsupported> {
 /// When the probe's cost multiplied along it (`shown_factor`), whether the
 /// holdout told geometric growth from polynomial growth: either the geometric
 /// form alone extrapolated the later units (every polynomial form ruled out),
-/// or it was scored and ruled out. Otherwise (no holdout: too short a probe;
+/// or it was scored and the best form beat it by more than twice the standard
+/// error counting both early fits' own uncertainty ([`beats_counting_fits`]:
+/// the early part of such a probe is its cheapest units, often a few
+/// milliseconds each, which hold the geometric factor loosely). Otherwise (no holdout: too short a probe;
 /// or both kinds plausible) the bound would be the choice between a run that
 /// multiplies every unit and one that does not, orders of magnitude apart at
 /// N: no bound is supported, and the advice is a longer probe. A linear cost
@@ -858,10 +892,11 @@ fn startup_dominated(runs: &[&RunTimings]) -> Option<Unsupported> {
 fn geometric_undecided(choice: &select::Choice, shown_factor: Option<f64>) -> Option<Unsupported> {
     let factor_per_unit = shown_factor?;
     let geometric_alone = choice.plausible == [Form::Geometric];
-    let geometric_ruled_out = choice
-        .scores
-        .iter()
-        .any(|s| s.form == Form::Geometric && !s.plausible);
+    let geometric = choice.scores.iter().find(|s| s.form == Form::Geometric);
+    let geometric_ruled_out = match (choice.scores.first(), geometric) {
+        (Some(best), Some(geometric)) => beats_counting_fits(best, geometric),
+        _ => false,
+    };
     let decided =
         choice.selection == Selection::Holdout && (geometric_alone || geometric_ruled_out);
     (!decided).then_some(Unsupported::Geometric { factor_per_unit })

@@ -292,15 +292,16 @@ fn support(m: &StratumModel) -> Result<(), Defect> {
             Some(crate::model::Unsupported::Geometric { factor_per_unit }) => {
                 ("unsupported.factor_per_unit", factor_per_unit)
             }
-            Some(crate::model::Unsupported::TakeoffUndecided { excess }) => {
-                ("unsupported.excess", excess)
-            }
+            Some(
+                crate::model::Unsupported::TakeoffUndecided { excess }
+                | crate::model::Unsupported::RiseUnexplained { excess },
+            ) => ("unsupported.excess", excess),
             Some(
                 crate::model::Unsupported::ProbeTooShort { .. }
                 | crate::model::Unsupported::TrendUnresolved { .. },
             ) => return Err(Defect::new(
                 "unsupported.reason",
-                "is decided per request and never written; expected startup_dominated, geometric or takeoff_undecided",
+                "is decided per request and never written; expected startup_dominated, geometric, takeoff_undecided or rise_unexplained",
             )),
         };
     if !(value.is_finite() && value >= 0.0) {
