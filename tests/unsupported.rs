@@ -1,6 +1,8 @@
 //! Probes that cannot support a bound: `calib fit` warns, `calib budget` gives
 //! no time (status `unsupported`, exit 3) unless `--allow-guess`.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::process::Command;
 
@@ -244,10 +246,7 @@ fn a_takeoff_the_probe_cannot_continue_is_refused() {
 /// The first `units` unit rows of a recorded run of the corpus (its end row
 /// left out: a probe cut there), appended to `out`; the header once.
 fn cut_trace(out: &mut String, program: &str, file_part: &str, units: u64) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/traces")
-        .join(program)
-        .join("full");
+    let dir = common::repo_file(&format!("data/traces/{program}/full"));
     let path = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
