@@ -883,12 +883,13 @@ fn startup_dominated(runs: &[&RunTimings]) -> Option<Unsupported> {
 /// or it was scored and the best form beat it by more than twice the standard
 /// error counting both early fits' own uncertainty ([`beats_counting_fits`]:
 /// the early part of such a probe is its cheapest units, often a few
-/// milliseconds each, which hold the geometric factor loosely). Otherwise (no holdout: too short a probe;
-/// or both kinds plausible) the bound would be the choice between a run that
-/// multiplies every unit and one that does not, orders of magnitude apart at
-/// N: no bound is supported, and the advice is a longer probe. A linear cost
-/// from a small intercept also multiplies early on (c(i+1)/c(i) = (i+1)/i),
-/// which is why the factor alone does not decide.
+/// milliseconds each, which hold the geometric factor loosely). Otherwise (no
+/// holdout: too short a probe; or both kinds plausible, or geometric growth
+/// beaten only within the early fits' uncertainty) the bound would be the
+/// choice between a run that multiplies every unit and one that does not,
+/// orders of magnitude apart at N: no bound is supported, and the advice is a
+/// longer probe. A linear cost from a small intercept also multiplies early on
+/// (c(i+1)/c(i) = (i+1)/i), which is why the factor alone does not decide.
 fn geometric_undecided(choice: &select::Choice, shown_factor: Option<f64>) -> Option<Unsupported> {
     let factor_per_unit = shown_factor?;
     let geometric_alone = choice.plausible == [Form::Geometric];
