@@ -31,6 +31,7 @@
 //! | `spread` | `{mean_ln_level, max_ln_level, sd, df, prior_sd}`: run levels on the log scale, the sd of a new run's level with its degrees of freedom, and the sd assumed before any run | finite; max ≥ mean; sd, prior_sd ≥ 0; df ≥ 1 |
 //! | `spread.runs_at_horizon` | the runs whose probe reached the last quarter of the longest (R_H), which a new run's predictive factor 1 + 1/R_H counts. Optional (added within schema 1; written only when fewer than `runs`; absent: all runs) | 1 ≤ R_H ≤ `runs` |
 //! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
+//! | `form_error` | log-sd added to the bound once beyond H: how far the chosen form, fitted on the probe's early units, under-predicted its later ones, net of that score's noise (ε in [`crate::projection`]). Optional (added within schema 1; written only when positive; absent: 0) | finite, 0 to 13.8 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
 //! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: not checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
 //!
@@ -423,6 +424,12 @@ impl StratumModel {
                 "extrapolated {:.1}x beyond the longest probed run ({h} units); the bound widens with the distance",
                 units as f64 / h as f64
             ));
+            if params.form_error > 0.0 {
+                notes.push(format!(
+                    "fitted on the probe's early units, the cost form under-predicted its later ones by {:.1}% beyond the holdout's noise; the bound allows as much again beyond the probe",
+                    (params.form_error.exp() - 1.0) * 100.0
+                ));
+            }
         }
         let spread = &params.spread;
         let prior = if spread.pooled_strata > 0 {

@@ -48,8 +48,15 @@
 //!   - the forms' weighted disagreement: an explicit model-uncertainty term in
 //!     place of a maximum over forms, so that the most aggressive plausible form
 //!     no longer decides every bound;
-//!   - `V_extrap = (κ ln(N/H))²` for N > H: a stated allowance for every form
-//!     being wrong beyond the probe;
+//!   - `V_extrap = (κ ln(N/H))² + ε²` for N > H: a stated allowance for every
+//!     form being wrong beyond the probe, κ per e-fold, and ε, the error the
+//!     probe itself measured: how far the best form fitted on its early units
+//!     under-predicted its later ones, net of that score's own noise
+//!     (`crate::fit::select`); a new run's extrapolation beyond H is taken to
+//!     risk as much again. A one-off allowance, not per e-fold: a step in the
+//!     cost (a cache outgrown) under-predicts the holdout once and is carried
+//!     forward by the runs' current rates, while a rise that goes on keeps the
+//!     per-e-fold κ;
 //!   - ν by Welch–Satterthwaite over the spread's and the fits' degrees of
 //!     freedom (the model and extrapolation terms taken as known);
 //! - `upper_s` = that bound, at least floor_s and predicted_s, made
@@ -212,6 +219,9 @@ pub struct ProjectionParams {
     pub spread: RunSpread,
     /// Extrapolation allowance κ: log-sd added per e-fold beyond H.
     pub extrapolation_kappa: f64,
+    /// The probe's measured form error ε: log-sd added once beyond H (0 when
+    /// the forms did not under-predict the probe's later units).
+    pub form_error: f64,
 }
 
 impl ProjectionParams {
@@ -445,6 +455,7 @@ pub struct Projector<'a> {
     spread: &'a RunSpread,
     horizon: u64,
     kappa: f64,
+    form_error: f64,
     /// P̄(H), which every projection needs: computed once.
     averaged_at_horizon: f64,
 }
@@ -478,6 +489,7 @@ impl<'a> Projector<'a> {
             spread: &params.spread,
             horizon,
             kappa: params.extrapolation_kappa,
+            form_error: params.form_error,
             averaged_at_horizon,
         }
     }
@@ -497,9 +509,10 @@ impl<'a> Projector<'a> {
         self.central(n.max(1))
     }
 
+    /// V_extrap(N): `(κ ln(N/H))² + ε²` beyond H, 0 within the probe.
     pub fn extrapolation_var(&self, n: u64) -> f64 {
         if n > self.horizon {
-            (self.kappa * (n as f64 / self.horizon as f64).ln()).powi(2)
+            (self.kappa * (n as f64 / self.horizon as f64).ln()).powi(2) + self.form_error.powi(2)
         } else {
             0.0
         }
@@ -691,5 +704,57 @@ mod tests {
         }
         // c(10) = 5 is held beyond the horizon.
         assert!((e.total(20) - e.total(10) - 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_measured_form_error_widens_the_bound_beyond_the_probe_only() {
+        let params = |form_error: f64| ProjectionParams {
+            chosen: Curve {
+                form: Form::Constant,
+                params: Params {
+                    startup: 1.0,
+                    a: 2.0,
+                    b: 0.0,
+                    h: 0.0,
+                },
+                fit: None,
+                weight: 1.0,
+            },
+            alternatives: Vec::new(),
+            probe_units: 10,
+            min_unit_cost_s: 1e-6,
+            spread: RunSpread {
+                runs: 3,
+                mean_ln_level: 0.0,
+                max_ln_level: 0.0,
+                sd: 0.05,
+                df: 5.0,
+                prior_sd: 0.1,
+                mean_ln_rate: 0.0,
+                rate_sd: 0.05,
+                rate_df: 5.0,
+                growth: 0.0,
+                deviations: vec![(0.0, 0.0); 3],
+                pooled_strata: 0,
+                runs_at_horizon: 3,
+            },
+            extrapolation_kappa: 0.05,
+            form_error,
+        };
+        let (without, with) = (params(0.0), params(0.2));
+        let (without, with) = (Projector::new(&without), Projector::new(&with));
+        // Within the probe the forms' extrapolation is not at stake.
+        assert_eq!(with.extrapolation_var(10), 0.0);
+        assert_eq!(
+            with.project(10, 0.99).upper_s,
+            without.project(10, 0.99).upper_s
+        );
+        // Beyond it, once: the same 0.04 of log-variance at 20 and at 1000
+        // units, over κ's share that grows with the distance.
+        for n in [20, 1000] {
+            let added = with.extrapolation_var(n) - without.extrapolation_var(n);
+            assert!((added - 0.04).abs() < 1e-12, "{n}: {added}");
+            assert!(with.project(n, 0.99).upper_s > without.project(n, 0.99).upper_s);
+        }
     }
 }

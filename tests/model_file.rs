@@ -216,6 +216,23 @@ fn runs_at_the_horizon_outside_one_to_the_runs_are_refused() {
 }
 
 #[test]
+fn a_measured_form_error_outside_its_range_is_refused() {
+    for (name, value) in [
+        ("form-error-negative.json", -0.1),
+        ("form-error-huge.json", 1e6),
+    ] {
+        refused(
+            name,
+            |doc| doc["strata"][0]["form_error"] = json!(value),
+            &[
+                "`form_error`",
+                "the log-sd the probe's own holdout measured",
+            ],
+        );
+    }
+}
+
+#[test]
 fn a_negative_extrapolation_allowance_is_refused() {
     refused(
         "negative-kappa.json",

@@ -777,6 +777,7 @@ fn projection_params(
         min_unit_cost_s: forms.min_unit_cost_s,
         spread,
         extrapolation_kappa: options.extrapolation_kappa,
+        form_error: forms.choice.form_error(),
     }
 }
 

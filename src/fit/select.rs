@@ -88,6 +88,29 @@ pub struct Choice {
     pub lengths: Vec<u64>,
 }
 
+impl Choice {
+    /// The form error the probe measured: how far the chosen form, fitted on
+    /// the early part, under-predicted the later part, net of that score's
+    /// own noise, `√max(0, d̄² − se²)` for a mean log error d̄ > 0 (method of
+    /// moments: E[d̄²] = bias² + se² when d̄ estimates the bias with standard
+    /// error se). 0 when it over-predicted (an upper bound errs safe there) or
+    /// without a holdout.
+    pub fn form_error(&self) -> f64 {
+        let chosen = self.scores.iter().find(|s| s.form == self.chosen);
+        match chosen {
+            Some(s) if self.selection == Selection::Holdout && s.bias > 0.0 => {
+                let excess = (s.bias * s.bias - s.se * s.se).max(0.0).sqrt();
+                if excess.is_finite() {
+                    excess
+                } else {
+                    0.0
+                }
+            }
+            _ => 0.0,
+        }
+    }
+}
+
 /// The last unit of the early part for unit rows: `⌊0.6 H⌋`, at least 1.
 pub fn holdout_cut(horizon: u64) -> u64 {
     ((horizon as f64 * HOLDOUT_FRACTION).floor() as u64).max(1)
@@ -429,5 +452,42 @@ pub fn choose(obs: &[Obs], runs: &[RunView<'_>], full: &[FormFit], grid: &GridPo
         scores,
         selection: Selection::Holdout,
         lengths: shape.lengths,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choice(bias: f64, se: f64, selection: Selection) -> Choice {
+        Choice {
+            chosen: Form::Linear,
+            runner_up: None,
+            plausible: vec![Form::Linear],
+            scores: vec![FormScore {
+                form: Form::Linear,
+                score: bias.abs(),
+                se,
+                bias,
+                plausible: true,
+                fit_var: 0.0,
+            }],
+            selection,
+            lengths: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_form_error_is_the_under_prediction_net_of_its_noise() {
+        // 10% under-predicted with a standard error of 6%: 8% beyond the noise.
+        let measured = choice(0.1, 0.06, Selection::Holdout).form_error();
+        assert!((measured - 0.08).abs() < 1e-12, "{measured}");
+        // Within its noise, over-predicted, or not tested: nothing measured.
+        assert_eq!(choice(0.05, 0.06, Selection::Holdout).form_error(), 0.0);
+        assert_eq!(choice(-0.3, 0.01, Selection::Holdout).form_error(), 0.0);
+        assert_eq!(
+            choice(0.3, 0.01, Selection::ProbeTooShort).form_error(),
+            0.0
+        );
     }
 }

@@ -117,6 +117,15 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
         0.0,
         "the log-sd added per e-fold beyond the probe",
     )?;
+    if !(p.form_error.is_finite() && (0.0..=MAX_LN_DEVIATION).contains(&p.form_error)) {
+        return Err(Defect::new(
+            "form_error",
+            format!(
+                "is {}; expected the log-sd the probe's own holdout measured, from 0 to {MAX_LN_DEVIATION}",
+                num(p.form_error)
+            ),
+        ));
+    }
     spread(m)?;
     weights(m)?;
     support(m)?;

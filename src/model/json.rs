@@ -51,6 +51,9 @@ pub struct StratumJson {
     min_unit_cost_s: f64,
     spread: SpreadJson,
     extrapolation_kappa: f64,
+    /// Added within schema 1, written only where positive; absent: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    form_error: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     selection: Option<SelectionRecord>,
     #[serde(deserialize_with = "Option::deserialize")]
@@ -181,6 +184,7 @@ impl From<StratumModel> for StratumJson {
                     .then_some(p.spread.runs_at_horizon),
             },
             extrapolation_kappa: p.extrapolation_kappa,
+            form_error: (p.form_error > 0.0).then_some(p.form_error),
             selection: m.selection,
             unsupported: m.unsupported,
             resolution: m.resolution,
@@ -305,6 +309,7 @@ impl TryFrom<StratumJson> for StratumModel {
                     runs_at_horizon: s.spread.runs_at_horizon.unwrap_or(s.runs),
                 },
                 extrapolation_kappa: s.extrapolation_kappa,
+                form_error: s.form_error.unwrap_or(0.0),
             },
             fingerprint: s.fingerprint,
             warnings: s.warnings,

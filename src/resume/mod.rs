@@ -909,6 +909,7 @@ mod tests {
             min_unit_cost_s: 1e-6,
             spread: spread(),
             extrapolation_kappa: 0.1,
+            form_error: 0.0,
         }
     }
 
