@@ -59,7 +59,11 @@ fn check(
         let margin = (p.upper_s / p.predicted_s).ln();
         prop_assert!(capped || margin > 0.0, "no margin at N={n}: {p:?}");
         if n > horizon && !capped {
-            let allowance = z * kappa * (n as f64 / horizon as f64).ln();
+            // κ per e-fold and, once, the form error the probe measured, up
+            // to the largest margin a bound states (a factor of 10^6).
+            let per_e_fold = kappa * (n as f64 / horizon as f64).ln();
+            let allowance = (z * per_e_fold.hypot(model.projection.form_error))
+                .min(calib::projection::MAX_LOG_MARGIN);
             prop_assert!(
                 margin >= allowance * (1.0 - 1e-9),
                 "N={n}, H={horizon}: log margin {margin} below the extrapolation allowance {allowance}: {p:?}"
@@ -137,6 +141,7 @@ proptest! {
         h in 0.0f64..10.0,
         var in 0.0f64..10.0,
         corr in -0.99f64..0.99,
+        form_error in prop_oneof![Just(0.0), 0.0f64..13.8],
         horizon in 1u64..2000,
         levels in proptest::collection::vec(-0.5f64..0.5, 1..6),
         ns in proptest::collection::vec(1u64..1_000_000, 1..10),
@@ -165,6 +170,7 @@ proptest! {
                 &DivergencePrior { prior_sd: 0.1, prior_runs: 3.0, pool_max_runs: 6.0, growth: 0.5 },
             ),
             extrapolation_kappa: 0.05,
+            form_error,
         };
         // Built in memory, unchecked: the projection's guards alone must hold.
         let kappa = projection.extrapolation_kappa;
