@@ -19,7 +19,9 @@
 //! 4. **Selection by extrapolation** ([`select`]): fit on the early part, score on
 //!    the later part; best form, runner-up, and the set of forms the data cannot
 //!    rule out ("plausible": a score within 2 standard errors of the best one,
-//!    taking the larger of the two forms' holdout standard errors). When even
+//!    taking the larger of the two forms' holdout standard errors); the chosen
+//!    form's under-prediction of the later part, net of its noise, is the
+//!    projection's measured form error ([`select::Choice::form_error`]). When even
 //!    the best form under-predicted the later part by a change of regime (more
 //!    than 10% and twice its standard error), the onset form is fitted and
 //!    scored too, and kept only if it beats that best score by more than twice
