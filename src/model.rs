@@ -120,8 +120,8 @@ pub enum Unsupported {
     /// part growing as a power of the unit: two continuations orders of
     /// magnitude apart, which the probe does not decide.
     TakeoffUndecided { excess: f64 },
-    /// The probe's later units took this much more than every form fitted on
-    /// its earlier units predicted, more than [`MAX_HIDDEN_GROWTH`] (a
+    /// The probe's later units took this much more than the best form fitted
+    /// on its earlier units predicted, more than [`MAX_HIDDEN_GROWTH`] (a
     /// doubling), and no form calib fits, the onset included, explained it:
     /// the forms describe nothing of where the cost is going.
     RiseUnexplained { excess: f64 },
@@ -289,11 +289,11 @@ impl Unsupported {
                 1.0 + hidden_growth
             ),
             Unsupported::TakeoffUndecided { excess } => format!(
-                "unsupported: the probe's later units took {:.0}% more than every cost form fitted on its earlier units predicted, and the probe cannot tell whether the rising part multiplies per unit or grows as a power of the unit (quadratic, cubic), projections orders of magnitude apart at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                "unsupported: the probe's later units took {:.0}% more than the best cost form fitted on its earlier units predicted, and the probe cannot tell whether the rising part multiplies per unit or grows as a power of the unit (quadratic, cubic), projections orders of magnitude apart at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
                 excess * 100.0
             ),
             Unsupported::RiseUnexplained { excess } => format!(
-                "unsupported: the probe's later units took {:.1}x what every cost form fitted on its earlier units predicted, and no form calib fits follows that rise, so nothing says where it goes at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                "unsupported: the probe's later units took {:.1}x what the best cost form fitted on its earlier units predicted, and no form calib fits follows that rise, so nothing says where it goes at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
                 1.0 + excess
             ),
             Unsupported::Geometric { factor_per_unit } => format!(

@@ -306,12 +306,6 @@ fn impossible_designs_are_usage_errors() {
     }
 }
 
-/// On a real genetic program (data/traces/deap: generations whose cost
-/// scatters by 20-70% and grows as the trees bloat), no held-out run is given
-/// less than it needed unless refused: probes whose noise could hide a
-/// doubling are `unsupported` (with the probe length that settles it), and
-/// the budgets given cover their runs. Before the refusal, a 10%-of-N probe
-/// of the population of 600 was budgeted at 0.69 of what a run took.
 /// `calib backtest` of a program of the corpus under `design`: asserts every
 /// held-out run is covered or refused, and returns how many were refused.
 fn covered_or_refused(program: &str, with_probes: bool, design: &[&str]) -> usize {
@@ -344,6 +338,12 @@ fn covered_or_refused(program: &str, with_probes: bool, design: &[&str]) -> usiz
     refused
 }
 
+/// On a real genetic program (data/traces/deap: generations whose cost
+/// scatters by 20-70% and grows as the trees bloat), no held-out run is given
+/// less than it needed unless refused: probes whose noise could hide a
+/// doubling are `unsupported` (with the probe length that settles it), and
+/// the budgets given cover their runs. Before the refusal, a 10%-of-N probe
+/// of the population of 600 was budgeted at 0.69 of what a run took.
 #[test]
 fn a_real_program_is_covered_or_refused_never_short() {
     for design in [
@@ -438,6 +438,7 @@ fn one_run_taken_further_than_the_others_is_counted_as_one_run_where_it_alone_sh
         report.trials
     );
     let coverage = report.covered as f64 / budgeted as f64;
-    // 900 held-out runs: a binomial standard error of 1 point at 90%.
-    assert!(coverage >= 0.88, "covered {coverage:.3} at a stated 0.9");
+    // 900 held-out runs: a binomial standard error of 1 point at 90%; within
+    // three of them, which the old factor's 83.5% is not.
+    assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
 }

@@ -292,6 +292,10 @@ pub fn spread(
 
 /// The runs whose probe reached the last quarter of the longest probe (past
 /// 3/4 of its units), where the curve's current rate is measured; at least 1.
+/// Whole runs measured at several lengths (one run-length row each) count the
+/// longest alone: the curve through them meets the horizon at that run's
+/// point. The factor applies at every N, the conservative side for a run no
+/// longer than the shorter probes.
 pub fn runs_at_horizon(runs: &[RunDivergence]) -> usize {
     let longest = runs.iter().map(|r| r.units).max().unwrap_or(0);
     runs.iter()
@@ -395,6 +399,9 @@ mod tests {
         // A run stopped a unit short still measured its rate near the end.
         assert_eq!(of(&[9, 10, 10]), 3);
         assert_eq!(of(&[7, 10, 10]), 2);
+        // Exactly at 3/4 of the longest is not past it.
+        assert_eq!(of(&[30, 40]), 1);
+        assert_eq!(of(&[31, 40]), 2);
         assert_eq!(of(&[]), 1);
     }
 

@@ -94,14 +94,15 @@ impl Choice {
     /// own noise, `√max(0, d̄² − se²)` for a mean log error d̄ > 0 (method of
     /// moments: E[d̄²] = bias² + se² when d̄ estimates the bias with standard
     /// error se). 0 when it over-predicted (an upper bound errs safe there) or
-    /// without a holdout.
+    /// without a holdout; at most the largest margin a bound states
+    /// ([`crate::projection::MAX_LOG_MARGIN`]), past which it says nothing more.
     pub fn form_error(&self) -> f64 {
         let chosen = self.scores.iter().find(|s| s.form == self.chosen);
         match chosen {
             Some(s) if self.selection == Selection::Holdout && s.bias > 0.0 => {
                 let excess = (s.bias * s.bias - s.se * s.se).max(0.0).sqrt();
                 if excess.is_finite() {
-                    excess
+                    excess.min(crate::projection::MAX_LOG_MARGIN)
                 } else {
                     0.0
                 }

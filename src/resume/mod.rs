@@ -44,8 +44,9 @@
 //! - `upper_s`: `predicted_s` times the margin of `calib budget`'s bound for a
 //!   new run of N units at the same confidence (`upper_s / predicted_s` of
 //!   [`crate::model::StratumModel::project`]: the t-quantile times the
-//!   log-sd of the run-to-run spread, the fit, the forms' disagreement and the
-//!   extrapolation allowance), and never below `floor_s`. That margin counts
+//!   log-sd of the run-to-run spread, the fit, the forms' disagreement, the
+//!   extrapolation allowance and the probe's measured form error), and never
+//!   below `floor_s`. That margin counts
 //!   the spread between runs in full although this run's own rate is
 //!   measured: it is wider than a bound conditioned on the run would be.
 //!
