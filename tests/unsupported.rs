@@ -31,11 +31,20 @@ fn calib(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
 }
 
 fn budget_json(dir: &std::path::Path, extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    budget_units(dir, "200", extra)
+}
+
+/// `calib budget` of `t.csv` for runs of `units` units, as JSON.
+fn budget_units(
+    dir: &std::path::Path,
+    units: &str,
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value) {
     let mut args = vec![
         "budget",
         "t.csv",
         "--units",
-        "200",
+        units,
         "--partitions",
         "b1 3:00:00\nb2 12:00:00",
         "--format",
@@ -274,21 +283,7 @@ fn cut_trace(out: &mut String, program: &str, file_part: &str, units: u64) {
 
 fn budget_of(dir: &std::path::Path, csv: &str, units: &str) -> (Option<i32>, serde_json::Value) {
     std::fs::write(dir.join("t.csv"), csv).unwrap();
-    let out = calib(
-        dir,
-        &[
-            "budget",
-            "t.csv",
-            "--units",
-            units,
-            "--partitions",
-            "b1 3:00:00",
-            "--format",
-            "json",
-        ],
-    );
-    let value = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
-    (out.status.code(), value)
+    budget_units(dir, units, &[])
 }
 
 #[test]

@@ -128,6 +128,12 @@ impl Default for FitOptions {
 }
 
 impl FitOptions {
+    /// The run a warning's advice is for: `--units`, or without it a run 10
+    /// times the probe's `horizon`.
+    fn advised_units(&self, horizon: u64) -> u64 {
+        self.units.unwrap_or(horizon.saturating_mul(10))
+    }
+
     fn divergence_prior(&self) -> DivergencePrior {
         DivergencePrior {
             prior_sd: self.spread_prior_sd,
@@ -513,15 +519,15 @@ fn onset_choice(data: &Intervals, full: &[lsq::FormFit], grid: &lsq::GridPowers)
     Takeoff::Onset(with_onset, Box::new(onset))
 }
 
-/// How much more than every form's prediction (1: twice as long) the probe's
-/// later units may take, in a takeoff no form explains, before no bound is
+/// How much more than the best form's prediction (1: twice as long) the
+/// probe's later units may take, in a takeoff no form explains, before no bound is
 /// supported: a change of regime is budgeted by carrying each run's current
 /// rate forward, which holds for a step (a cache outgrown) but not for a rise
 /// that goes on. Past a doubling the forms describe nothing of the later
 /// units. The same a-priori limit as a hidden trend's
 /// ([`crate::model::MAX_HIDDEN_GROWTH`]); seen on the corpus of real programs:
 /// a chess engine's iterative deepening, whose first 8 depths logged in the
-/// same millisecond and whose later ones took 10 times every form's
+/// same millisecond and whose later ones took 10 times the best form's
 /// prediction, was budgeted at 0.15 of a full run; the steps seen there (SQLite
 /// outgrowing its page cache, +25%; a graph outgrowing the cache, +10%) stay
 /// well under it.
@@ -712,17 +718,17 @@ fn fit_forms(
     let mut choice = select::choose(&data.obs, &data.views, &full, grid);
     let mut takeoff_unsupported = None;
     if took_off(&choice) {
+        // How much more the later units took than the best form predicted.
+        let excess = choice.scores.first().map_or(0.0, |b| b.bias.exp() - 1.0);
         match onset_choice(data, &full, grid) {
             Takeoff::Onset(with_onset, onset) => {
                 full.push(*onset);
                 choice = with_onset;
             }
             Takeoff::Undecided => {
-                let excess = choice.scores.first().map_or(0.0, |b| b.bias.exp() - 1.0);
                 takeoff_unsupported = Some(Unsupported::TakeoffUndecided { excess });
             }
             Takeoff::NotExplained => {
-                let excess = choice.scores.first().map_or(0.0, |b| b.bias.exp() - 1.0);
                 if excess > MAX_UNEXPLAINED_RISE {
                     takeoff_unsupported = Some(Unsupported::RiseUnexplained { excess });
                 }
@@ -821,10 +827,7 @@ fn method_warnings(
             factor_per_unit: p.b.exp(),
             growing_pct: 100.0 * (last - p.a) / last,
             probe_units: horizon,
-            settle_units: crate::model::longer_probe_units(
-                options.units.unwrap_or(horizon.saturating_mul(10)),
-                horizon,
-            ),
+            settle_units: crate::model::longer_probe_units(options.advised_units(horizon), horizon),
         });
     }
     // A trend the noise could hide is judged for the run asked for, as
@@ -838,8 +841,7 @@ fn method_warnings(
             stratum: display.to_string(),
             why,
             probe_units: horizon,
-            // Without --units, the advice is for a run 10 times the probe.
-            units: options.units.unwrap_or(horizon.saturating_mul(10)),
+            units: options.advised_units(horizon),
         });
     }
     w
@@ -1024,8 +1026,7 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
             let onset_kept = f.choice.plausible.contains(&Form::Onset);
             let regime = |b: &&FormScore| !onset_kept && regime_changed(b);
             if let Some(best) = f.choice.scores.first().filter(regime) {
-                // Without --units, the advice is for a run 10 times the probe.
-                let units = f.options.units.unwrap_or(f.horizon.saturating_mul(10));
+                let units = f.options.advised_units(f.horizon);
                 w.push(FitWarning::RegimeChange {
                     stratum: stratum(),
                     cut: select::holdout_cut(f.horizon),
