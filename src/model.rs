@@ -33,7 +33,7 @@
 //! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
 //! | `form_error` | log-sd added to the bound once beyond H: how far the chosen form, fitted on the probe's early units, under-predicted its later ones, net of that score's noise (ε in [`crate::projection`]). Optional (added within schema 1; written only when positive; absent: 0) | finite, 0 to 13.8 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
-//! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: not checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
+//! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); the bound counts one standard error of that trend for the constant form (V_trend in [`crate::projection`]), and `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: not checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
 //!
 //! A file that breaks any of these is refused on load (exit 2), with the
 //! stratum and the field named. `calib fit` checks what it writes with the same
@@ -97,10 +97,6 @@ pub struct StratumModel {
     /// Why the probe cannot support a bound at all, when it cannot: `calib
     /// budget` then gives no time for the stratum (status `unsupported`).
     pub unsupported: Option<Unsupported>,
-    /// How large a trend in the per-unit cost the probe's unit-to-unit noise
-    /// could hide (`None`: not measured, e.g. run-length rows or a file of an
-    /// older calib).
-    pub resolution: Option<TrendResolution>,
 }
 
 /// What a probe showed that no bound can be built on.
@@ -167,6 +163,12 @@ pub struct TrendResolution {
 }
 
 impl TrendResolution {
+    /// The standard error of the probe's slope, per unit and relative to the
+    /// level.
+    pub fn slope_se(&self) -> f64 {
+        self.unit_noise / self.sxx.sqrt()
+    }
+
     /// The largest slope, per unit and relative to the level, that the probe
     /// cannot rule out at one-sided `confidence`, were its `sxx` as given.
     fn hidden_slope(&self, sxx: f64, confidence: f64) -> f64 {
@@ -177,7 +179,7 @@ impl TrendResolution {
     /// could be, as a share of that run, through a trend hidden in a probe of
     /// `probe_units` units: the hidden slope s times Σ_{i=H+1..N} (i - ī),
     /// over N (ī the mean index of a probe's units after the first).
-    fn growth_at(slope: f64, probe_units: u64, units: u64) -> f64 {
+    pub fn growth_at(slope: f64, probe_units: u64, units: u64) -> f64 {
         if units <= probe_units {
             return 0.0;
         }
@@ -249,7 +251,8 @@ impl StratumModel {
                     .then_some(Unsupported::ProbeTooShort { probe_units: h })
             })
             .or_else(|| {
-                self.resolution
+                self.projection
+                    .resolution
                     .and_then(|r| r.unresolved(h, units, confidence))
             })
     }
@@ -429,6 +432,19 @@ impl StratumModel {
                     "fitted on the probe's early units, the cost form under-predicted its later ones by {:.1}% beyond the holdout's noise; the bound allows as much again beyond the probe",
                     (params.form_error.exp() - 1.0) * 100.0
                 ));
+            }
+            let constant_weight = params.constant_weight();
+            if let Some(r) = params.resolution.filter(|_| constant_weight > 0.0) {
+                let growth = TrendResolution::growth_at(r.slope_se(), h, units);
+                if growth >= 0.005 {
+                    notes.push(format!(
+                        "the probe's units scatter by {:.0}% around their trend, so it knows the slope to ±{:.2}% per unit (one standard error: {:.0}% of this run); the bound counts that for the constant form ({:.0}% of the average), which assumes no trend",
+                        r.unit_noise * 100.0,
+                        r.slope_se() * 100.0,
+                        growth * 100.0,
+                        constant_weight * 100.0
+                    ));
+                }
             }
         }
         let spread = &params.spread;

@@ -31,7 +31,8 @@
 //!   applied to each form's P_f(N), the largest of them: it holds under every
 //!   form the probe cannot rule out;
 //! - the bound, on the log scale: centre `ln predicted_s` plus `t_ν √V` with
-//!   `V = V_runs(N) + Σ w_f V_fit,f(N) + Σ w_f (ln P_f(N) - ln P̄(N))² + V_extrap(N)`:
+//!   `V = V_runs(N) + Σ w_f V_fit,f(N) + Σ w_f (ln P_f(N) - ln P̄(N))² + V_extrap(N)
+//!   + V_trend(N)`:
 //!   - `V_runs = (w_H σ_l + (1 - w_H) σ_d g(N))² (1 + 1/R_H)`: the spread of
 //!     levels and of current rates, added as perfectly correlated (an upper
 //!     bound when the correlation is unknown), the rate part growing with the
@@ -57,8 +58,24 @@
 //!     cost (a cache outgrown) under-predicts the holdout once and is carried
 //!     forward by the runs' current rates, while a rise that goes on keeps the
 //!     per-e-fold κ;
-//!   - ν by Welch–Satterthwaite over the spread's and the fits' degrees of
-//!     freedom (the model and extrapolation terms taken as known);
+//!   - `V_trend = w_const (ln(1 + s_e G(N)))²` for N > H: the trend the
+//!     probe's unit noise leaves unresolved, counted for the constant form.
+//!     That form is the linear one with its slope fixed at 0; when the holdout
+//!     prefers it on noisy units, its weight would otherwise carry no
+//!     uncertainty about the slope at all, and a gentle trend under wide
+//!     scatter is projected flat by a bound that does not know it.
+//!     Conditioning on a chosen model understates the uncertainty (Draper,
+//!     "Assessment and propagation of model uncertainty", JRSS B 57, 1995):
+//!     here the slope the constant form assumes away is counted at one
+//!     standard error instead, s_e the standard error of the probe's slope
+//!     relative to the level (the robust analysis of covariance of
+//!     `crate::fit::resolution`), G(N) the share of a run of N units that a
+//!     unit slope adds beyond the probe ([`TrendResolution::growth_at`]). The
+//!     other forms carry their own slope's uncertainty in V_fit. Where that
+//!     slope at the stated confidence could more than double the run, `calib
+//!     budget` refuses instead ([`crate::model::MAX_HIDDEN_GROWTH`]);
+//!   - ν by Welch–Satterthwaite over the spread's, the fits' and the slope's
+//!     degrees of freedom (the model and extrapolation terms taken as known);
 //! - `upper_s` = that bound, at least floor_s and predicted_s, made
 //!   non-decreasing in N by construction: the bound used at N is the maximum of
 //!   the raw bound over every N' = 1..=min(N, 256) and, beyond 256, over a fixed
@@ -71,6 +88,7 @@
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use crate::forms::{self, Covariance, Form, Params, PARAMS};
+use crate::model::TrendResolution;
 
 /// One cost form with its parameters, as a model file states it.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,12 +240,25 @@ pub struct ProjectionParams {
     /// The probe's measured form error ε: log-sd added once beyond H (0 when
     /// the forms did not under-predict the probe's later units).
     pub form_error: f64,
+    /// How large a trend the probe's unit-to-unit noise leaves unresolved:
+    /// the constant form's share of the bound counts it (`None`: not
+    /// measured, e.g. run-length rows).
+    pub resolution: Option<TrendResolution>,
 }
 
 impl ProjectionParams {
     /// The chosen form, then the alternatives.
     pub fn curves(&self) -> impl Iterator<Item = &Curve> {
         std::iter::once(&self.chosen).chain(&self.alternatives)
+    }
+
+    /// The constant form's weight in the average (0 when it is not among the
+    /// plausible forms): the share of the bound that assumes no trend.
+    pub fn constant_weight(&self) -> f64 {
+        self.curves()
+            .filter(|c| c.form == Form::Constant)
+            .map(|c| c.weight)
+            .sum()
     }
 
     /// What a restart from a checkpoint at unit `k` of a run of `n` units
@@ -456,6 +487,13 @@ pub struct Projector<'a> {
     horizon: u64,
     kappa: f64,
     form_error: f64,
+    /// The standard error of the probe's slope (relative, per unit) and its
+    /// degrees of freedom; 0 and 1 when unmeasured.
+    slope_se: f64,
+    slope_df: f64,
+    /// The constant form's weight in the average: the share of the bound
+    /// that assumes the slope away.
+    constant_weight: f64,
     /// P̄(H), which every projection needs: computed once.
     averaged_at_horizon: f64,
 }
@@ -490,6 +528,9 @@ impl<'a> Projector<'a> {
             horizon,
             kappa: params.extrapolation_kappa,
             form_error: params.form_error,
+            slope_se: params.resolution.map_or(0.0, |r| r.slope_se()),
+            slope_df: params.resolution.map_or(1.0, |r| r.df),
+            constant_weight: params.constant_weight(),
             averaged_at_horizon,
         }
     }
@@ -516,6 +557,17 @@ impl<'a> Projector<'a> {
         } else {
             0.0
         }
+    }
+
+    /// V_trend(N): the constant form's weight times the log-variance of the
+    /// run at N that one standard error of the probe's slope would add (0
+    /// within the probe).
+    pub fn unresolved_trend_var(&self, n: u64) -> f64 {
+        if self.constant_weight == 0.0 {
+            return 0.0;
+        }
+        let growth = TrendResolution::growth_at(self.slope_se, self.horizon, n);
+        self.constant_weight * growth.ln_1p().powi(2)
     }
 
     /// `t_quantile` with the d.f. rounded to 0.5% (the quantile moves by < 0.3%
@@ -581,7 +633,8 @@ impl<'a> Projector<'a> {
             fit_df_weighted += w * e.df();
         }
         let v_ext = self.extrapolation_var(n);
-        let v = v_spread + v_fit + v_model + v_ext;
+        let v_trend = self.unresolved_trend_var(n);
+        let v = v_spread + v_fit + v_model + v_ext + v_trend;
         // Welch–Satterthwaite over the estimated parts; the model and
         // extrapolation terms are taken as known.
         let denom = v_spread.powi(2) / spread_df
@@ -589,7 +642,8 @@ impl<'a> Projector<'a> {
                 v_fit.powi(2) / fit_df_weighted
             } else {
                 0.0
-            };
+            }
+            + v_trend.powi(2) / self.slope_df;
         let df = if denom > 0.0 {
             v * v / denom
         } else {
@@ -706,9 +760,10 @@ mod tests {
         assert!((e.total(20) - e.total(10) - 50.0).abs() < 1e-9);
     }
 
-    #[test]
-    fn a_measured_form_error_widens_the_bound_beyond_the_probe_only() {
-        let params = |form_error: f64| ProjectionParams {
+    /// A flat cost of 2 s per unit probed to 10 units by 3 runs, with the
+    /// form error and trend resolution given.
+    fn flat_params(form_error: f64, resolution: Option<TrendResolution>) -> ProjectionParams {
+        ProjectionParams {
             chosen: Curve {
                 form: Form::Constant,
                 params: Params {
@@ -740,7 +795,13 @@ mod tests {
             },
             extrapolation_kappa: 0.05,
             form_error,
-        };
+            resolution,
+        }
+    }
+
+    #[test]
+    fn a_measured_form_error_widens_the_bound_beyond_the_probe_only() {
+        let params = |form_error: f64| flat_params(form_error, None);
         let (without, with) = (params(0.0), params(0.2));
         let (without, with) = (Projector::new(&without), Projector::new(&with));
         // Within the probe the forms' extrapolation is not at stake.
@@ -756,5 +817,52 @@ mod tests {
             assert!((added - 0.04).abs() < 1e-12, "{n}: {added}");
             assert!(with.project(n, 0.99).upper_s > without.project(n, 0.99).upper_s);
         }
+    }
+
+    #[test]
+    fn the_slope_the_constant_form_assumes_away_is_counted_at_its_standard_error() {
+        // Units scattering by 10% with Σ (i - ī)² = 100: the slope's standard
+        // error is 1% of the level per unit. Beyond a 10-unit probe, a unit
+        // slope adds Σ_{i=11..100} (i - 6) / 100 = 44.55 units' worth to a
+        // run of 100, so one standard error makes it 44.55% longer.
+        let resolution = TrendResolution {
+            unit_noise: 0.1,
+            sxx: 100.0,
+            df: 20.0,
+            runs: 3,
+        };
+        let flat = flat_params(0.0, Some(resolution));
+        let unmeasured = flat_params(0.0, None);
+        let (flat_p, unmeasured_p) = (Projector::new(&flat), Projector::new(&unmeasured));
+        let expected = 1.4455f64.ln().powi(2);
+        assert!((flat_p.unresolved_trend_var(100) - expected).abs() < 1e-12);
+        assert_eq!(flat_p.unresolved_trend_var(10), 0.0);
+        assert_eq!(unmeasured_p.unresolved_trend_var(100), 0.0);
+        assert!(flat_p.project(100, 0.99).upper_s > unmeasured_p.project(100, 0.99).upper_s);
+        // Shared with a linear form at half the weight, the constant form's
+        // half counts it; a linear form alone carries its own slope's
+        // uncertainty and nothing is added.
+        let linear = Curve {
+            form: Form::Linear,
+            params: Params {
+                startup: 1.0,
+                a: 2.0,
+                b: 0.01,
+                h: 0.0,
+            },
+            fit: None,
+            weight: 0.5,
+        };
+        let mut shared = flat.clone();
+        shared.chosen.weight = 0.5;
+        shared.alternatives.push(linear.clone());
+        let shared_p = Projector::new(&shared);
+        assert!((shared_p.unresolved_trend_var(100) - expected / 2.0).abs() < 1e-12);
+        let mut linear_only = flat.clone();
+        linear_only.chosen = Curve {
+            weight: 1.0,
+            ..linear
+        };
+        assert_eq!(Projector::new(&linear_only).unresolved_trend_var(100), 0.0);
     }
 }

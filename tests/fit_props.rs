@@ -6,7 +6,7 @@ use std::io::Write;
 
 use calib::fit::divergence::{self, DivergencePrior, RunDivergence};
 use calib::fit::{fit_timings, FitOptions, Form, Params};
-use calib::model::{ModelFingerprint, StratumModel};
+use calib::model::{ModelFingerprint, StratumModel, TrendResolution};
 use calib::projection::{Curve, FitUncertainty, ProjectionParams};
 use calib::synth::{self, Cost, Rng, RunSpec};
 use calib::timings::{read_timings, IngestOptions};
@@ -59,10 +59,15 @@ fn check(
         let margin = (p.upper_s / p.predicted_s).ln();
         prop_assert!(capped || margin > 0.0, "no margin at N={n}: {p:?}");
         if n > horizon && !capped {
-            // κ per e-fold and, once, the form error the probe measured, up
-            // to the largest margin a bound states (a factor of 10^6).
+            // κ per e-fold, once the form error the probe measured, and the
+            // constant form's share of the trend its noise leaves unresolved,
+            // up to the largest margin a bound states (a factor of 10^6).
             let per_e_fold = kappa * (n as f64 / horizon as f64).ln();
-            let allowance = (z * per_e_fold.hypot(model.projection.form_error))
+            let trend = model.projection.resolution.map_or(0.0, |r| {
+                model.projection.constant_weight().sqrt()
+                    * TrendResolution::growth_at(r.slope_se(), horizon, n).ln_1p()
+            });
+            let allowance = (z * per_e_fold.hypot(model.projection.form_error).hypot(trend))
                 .min(calib::projection::MAX_LOG_MARGIN);
             prop_assert!(
                 margin >= allowance * (1.0 - 1e-9),
@@ -142,6 +147,7 @@ proptest! {
         var in 0.0f64..10.0,
         corr in -0.99f64..0.99,
         form_error in prop_oneof![Just(0.0), 0.0f64..13.8],
+        resolution in proptest::option::of((0.0f64..3.0, 1e-3f64..1e6, 1.0f64..100.0)),
         horizon in 1u64..2000,
         levels in proptest::collection::vec(-0.5f64..0.5, 1..6),
         ns in proptest::collection::vec(1u64..1_000_000, 1..10),
@@ -171,13 +177,13 @@ proptest! {
             ),
             extrapolation_kappa: 0.05,
             form_error,
+            resolution: resolution.map(|(unit_noise, sxx, df)| TrendResolution { unit_noise, sxx, df, runs: 2 }),
         };
         // Built in memory, unchecked: the projection's guards alone must hold.
         let kappa = projection.extrapolation_kappa;
         let model = StratumModel {
             stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, projection,
             fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None, unsupported: None,
-            resolution: None,
         };
         let mut ns = ns;
         ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);

@@ -205,6 +205,46 @@ fn runs_at_the_horizon_are_stated_where_one_run_went_further_and_counted_on_load
 }
 
 #[test]
+fn the_trend_resolution_on_file_widens_a_flat_stratum_s_bound_beyond_the_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    // Flat 20-unit probes: the constant form carries the stratum, and the
+    // probe's scatter leaves its slope known to a standard error.
+    let mut doc = fitted(dir.path(), &timings_csv());
+    assert_eq!(doc["strata"][0]["model"], json!("constant"));
+    assert!(doc["strata"][0]["resolution"].is_object(), "{doc}");
+    let stratum = |dir: &Path, doc: &Value, name: &str| {
+        let out = budget(dir, &write_model(dir, name, doc));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["strata"][0].clone()
+    };
+    let measured = stratum(dir.path(), &doc, "measured.json");
+    let notes = measured["notes"].to_string();
+    assert!(notes.contains("so it knows the slope to"), "{notes}");
+    // Twice the scatter on file: twice the slope's standard error, a wider
+    // bound; without the field, the slope is taken as known.
+    let noise = doc["strata"][0]["resolution"]["unit_noise"]
+        .as_f64()
+        .unwrap();
+    doc["strata"][0]["resolution"]["unit_noise"] = json!(2.0 * noise);
+    let wider = stratum(dir.path(), &doc, "wider.json");
+    doc["strata"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("resolution");
+    let unmeasured = stratum(dir.path(), &doc, "unmeasured.json");
+    let upper = |s: &Value| s["upper_s"].as_f64().unwrap();
+    assert!(upper(&wider) > upper(&measured), "{wider} <= {measured}");
+    assert!(
+        upper(&measured) > upper(&unmeasured),
+        "{measured} <= {unmeasured}"
+    );
+    assert!(!unmeasured["notes"]
+        .to_string()
+        .contains("so it knows the slope to"));
+}
+
+#[test]
 fn runs_at_the_horizon_outside_one_to_the_runs_are_refused() {
     for (name, value) in [("horizon-runs-zero.json", 0), ("horizon-runs-four.json", 4)] {
         refused(

@@ -601,8 +601,10 @@ fn fit_stratum(
         .map(|r| divergence::measure(&r.run, &r.points, &|n| chosen_totals.at(n)))
         .collect();
     let spread = divergence::spread(&measures, None, &options.divergence_prior());
-    // 6. Weights, and what a projection needs.
-    let projection = projection_params(&forms, spread, data.horizon, options);
+    // 6. Weights, the trend the probe's noise leaves unresolved, and what a
+    // projection needs.
+    let resolution = resolution::measure(&data.points);
+    let projection = projection_params(&forms, spread, resolution, data.horizon, options);
     let projector = Projector::new(&projection);
     let first_cost_s = projector.unit_cost(1.0);
     let last_cost_s = projector.unit_cost(data.horizon as f64);
@@ -626,13 +628,12 @@ fn fit_stratum(
         points: &data.points,
         options,
     });
-    let resolution = resolution::measure(&data.points);
     w.extend(method_warnings(
         display,
         &forms,
         evened.as_ref().map(|(_, found)| found),
         unsupported,
-        resolution.as_ref(),
+        projection.resolution.as_ref(),
         data.horizon,
         options,
     ));
@@ -646,7 +647,6 @@ fn fit_stratum(
         warnings: w.iter().map(|x| x.to_string()).collect(),
         selection: Some(schema::selection_record(&forms.choice)),
         unsupported,
-        resolution,
     };
     model.check().map_err(|defect| {
         Error::input(
@@ -766,10 +766,12 @@ fn fit_forms(
 }
 
 /// Step 6: the plausible forms weighted for the model average, with the
-/// spread and the probe's length: what a projection needs.
+/// spread, the trend resolution and the probe's length: what a projection
+/// needs.
 fn projection_params(
     forms: &FormsFit,
     spread: crate::projection::RunSpread,
+    resolution: Option<crate::model::TrendResolution>,
     horizon: u64,
     options: &FitOptions,
 ) -> ProjectionParams {
@@ -786,6 +788,7 @@ fn projection_params(
         spread,
         extrapolation_kappa: options.extrapolation_kappa,
         form_error: forms.choice.form_error(),
+        resolution,
     }
 }
 

@@ -325,7 +325,7 @@ fn support(m: &StratumModel) -> Result<(), Defect> {
 /// A trend resolution states finite figures: noise ≥ 0, Σ (i - ī)² > 0,
 /// at least one degree of freedom and one run.
 fn resolution(m: &StratumModel) -> Result<(), Defect> {
-    let Some(r) = m.resolution else {
+    let Some(r) = m.projection.resolution else {
         return Ok(());
     };
     let checks = [

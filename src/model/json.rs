@@ -187,7 +187,7 @@ impl From<StratumModel> for StratumJson {
             form_error: (p.form_error > 0.0).then_some(p.form_error),
             selection: m.selection,
             unsupported: m.unsupported,
-            resolution: m.resolution,
+            resolution: p.resolution,
         }
     }
 }
@@ -310,12 +310,12 @@ impl TryFrom<StratumJson> for StratumModel {
                 },
                 extrapolation_kappa: s.extrapolation_kappa,
                 form_error: s.form_error.unwrap_or(0.0),
+                resolution: s.resolution,
             },
             fingerprint: s.fingerprint,
             warnings: s.warnings,
             selection: s.selection,
             unsupported: s.unsupported,
-            resolution: s.resolution,
         };
         check::stratum(&model)?;
         Ok(model)

@@ -911,6 +911,7 @@ mod tests {
             spread: spread(),
             extrapolation_kappa: 0.1,
             form_error: 0.0,
+            resolution: None,
         }
     }
 
