@@ -87,7 +87,11 @@ pub struct BudgetArgs {
     pub partition: flags::PartitionArgs,
 
     /// One-sided confidence of the upper bound: the chance that a new run
-    /// finishes within it, under the model's assumptions.
+    /// finishes within it, under the model's assumptions: the run-to-run
+    /// spread, the forms and the trend the probe measured. A change the probe
+    /// could not show (a slowdown that starts after its last unit) is outside
+    /// them; `calib backtest` on full runs of your own says how often that
+    /// happens, and a longer probe run shows it.
     #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
     pub confidence: f64,
 
