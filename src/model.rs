@@ -33,7 +33,7 @@
 //! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
 //! | `form_error` | log-sd added to the bound once beyond H: how far the chosen form, fitted on the probe's early units, under-predicted its later ones, net of that score's noise (ε in [`crate::projection`]). Optional (added within schema 1; written only when positive; absent: 0) | finite, 0 to 13.8 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
-//! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); the bound counts one standard error of that trend for the constant form (V_trend in [`crate::projection`]), and `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: not checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
+//! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); the bound counts one standard error of that trend for the constant form (V_trend in [`crate::projection`]), and `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: no trend counted or checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
 //!
 //! A file that breaks any of these is refused on load (exit 2), with the
 //! stratum and the field named. `calib fit` checks what it writes with the same
@@ -48,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Origin, Result};
 use crate::forms::Form;
+pub use crate::projection::TrendResolution;
 use crate::projection::{ProjectionParams, Projector};
 
 pub use check::Defect;
@@ -145,47 +146,13 @@ pub enum Unsupported {
 /// are budgeted and one held-out run is not covered.
 pub const MAX_HIDDEN_GROWTH: f64 = 1.0;
 
-/// What the probe can tell of a trend in the per-unit cost: the noise of unit
-/// costs around each run's own straight line, relative to the run's level, and
-/// the spread of the unit indexes it was measured at (see
-/// `crate::fit::resolution` for the estimate and its assumptions).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TrendResolution {
-    /// Robust sd of a unit's cost around its run's line, as a share of the
-    /// run's median unit cost.
-    pub unit_noise: f64,
-    /// Σ (i - ī)² over the units used, each run about its own mean index.
-    pub sxx: f64,
-    /// Degrees of freedom of `unit_noise`.
-    pub df: f64,
-    /// Runs that contributed.
-    pub runs: usize,
-}
-
+/// The refusal a trend resolution decides (its figures and the standard
+/// error's share of the bound are in [`crate::projection`]).
 impl TrendResolution {
-    /// The standard error of the probe's slope, per unit and relative to the
-    /// level.
-    pub fn slope_se(&self) -> f64 {
-        self.unit_noise / self.sxx.sqrt()
-    }
-
     /// The largest slope, per unit and relative to the level, that the probe
     /// cannot rule out at one-sided `confidence`, were its `sxx` as given.
     fn hidden_slope(&self, sxx: f64, confidence: f64) -> f64 {
         crate::projection::t_quantile(confidence, self.df) * self.unit_noise / sxx.sqrt()
-    }
-
-    /// How much longer than a run at the probe's level a run of `units` units
-    /// could be, as a share of that run, through a trend hidden in a probe of
-    /// `probe_units` units: the hidden slope s times Σ_{i=H+1..N} (i - ī),
-    /// over N (ī the mean index of a probe's units after the first).
-    pub fn growth_at(slope: f64, probe_units: u64, units: u64) -> f64 {
-        if units <= probe_units {
-            return 0.0;
-        }
-        let (h, n) = (probe_units as f64, units as f64);
-        let mean_index = (h + 2.0) / 2.0;
-        slope * (n - h) * ((n + h + 1.0) / 2.0 - mean_index) / n
     }
 
     /// Σ (i - ī)² of one run's units 2..=k.
@@ -435,10 +402,10 @@ impl StratumModel {
             }
             let constant_weight = params.constant_weight();
             if let Some(r) = params.resolution.filter(|_| constant_weight > 0.0) {
-                let growth = TrendResolution::growth_at(r.slope_se(), h, units);
+                let growth = r.se_growth(h, units);
                 if growth >= 0.005 {
                     notes.push(format!(
-                        "the probe's units scatter by {:.0}% around their trend, so it knows the slope to ±{:.2}% per unit (one standard error: {:.0}% of this run); the bound counts that for the constant form ({:.0}% of the average), which assumes no trend",
+                        "the probe's units scatter by {:.1}% around their trend, so it knows the slope to ±{:.2}% per unit (one standard error: {:.0}% of this run); the bound counts that for the constant form ({:.0}% of the average), which assumes no trend",
                         r.unit_noise * 100.0,
                         r.slope_se() * 100.0,
                         growth * 100.0,

@@ -74,8 +74,11 @@
 //!     other forms carry their own slope's uncertainty in V_fit. Where that
 //!     slope at the stated confidence could more than double the run, `calib
 //!     budget` refuses instead ([`crate::model::MAX_HIDDEN_GROWTH`]);
-//!   - ν by Welch–Satterthwaite over the spread's, the fits' and the slope's
-//!     degrees of freedom (the model and extrapolation terms taken as known);
+//!   - ν by Welch–Satterthwaite over the spread's and the fits' degrees of
+//!     freedom (the model and extrapolation terms taken as known), and the
+//!     slope's where V_trend is counted, never raising ν: a small, well
+//!     measured term would otherwise lower t by more than it adds to √V, and a
+//!     noisier probe would get a narrower bound;
 //! - `upper_s` = that bound, at least floor_s and predicted_s, made
 //!   non-decreasing in N by construction: the bound used at N is the maximum of
 //!   the raw bound over every N' = 1..=min(N, 256) and, beyond 256, over a fixed
@@ -88,7 +91,7 @@
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use crate::forms::{self, Covariance, Form, Params, PARAMS};
-use crate::model::TrendResolution;
+use serde::{Deserialize, Serialize};
 
 /// One cost form with its parameters, as a model file states it.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +115,55 @@ pub struct FitUncertainty {
     pub covariance: Covariance,
     /// Residual degrees of freedom of the fit (at least 1).
     pub df: f64,
+}
+
+/// What the probe can tell of a trend in the per-unit cost: the noise of unit
+/// costs around each run's own straight line, relative to the run's level, and
+/// the spread of the unit indexes it was measured at (see
+/// `crate::fit::resolution` for the estimate and its assumptions). The bound
+/// counts one standard error of that slope for the constant form
+/// ([`TrendResolution::se_growth`]); `calib budget` refuses a run that the
+/// slope at the stated confidence could more than double
+/// ([`TrendResolution::unresolved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TrendResolution {
+    /// Robust sd of a unit's cost around its run's line, as a share of the
+    /// run's median unit cost.
+    pub unit_noise: f64,
+    /// Σ (i - ī)² over the units used, each run about its own mean index.
+    pub sxx: f64,
+    /// Degrees of freedom of `unit_noise`.
+    pub df: f64,
+    /// Runs that contributed.
+    pub runs: usize,
+}
+
+impl TrendResolution {
+    /// The standard error of the probe's slope, per unit and relative to the
+    /// level.
+    pub fn slope_se(&self) -> f64 {
+        self.unit_noise / self.sxx.sqrt()
+    }
+
+    /// How much longer than a run at the probe's level a run of `units` units
+    /// is, as a share of that run, through a slope s (per unit, relative to
+    /// the level) in a probe of `probe_units` units: s times
+    /// Σ_{i=H+1..N} (i - ī), over N (ī the mean index of a probe's units after
+    /// the first, about which the slope was fitted). 0 within the probe.
+    pub fn growth_at(slope: f64, probe_units: u64, units: u64) -> f64 {
+        if units <= probe_units {
+            return 0.0;
+        }
+        let (h, n) = (probe_units as f64, units as f64);
+        let mean_index = (h + 2.0) / 2.0;
+        slope * (n - h) * ((n + h + 1.0) / 2.0 - mean_index) / n
+    }
+
+    /// [`TrendResolution::growth_at`] one standard error of the slope: the
+    /// share of the run the bound counts for the constant form.
+    pub fn se_growth(&self, probe_units: u64, units: u64) -> f64 {
+        Self::growth_at(self.slope_se(), probe_units, units)
+    }
 }
 
 /// How much a new run of the stratum may differ from the curve: its level over
@@ -487,10 +539,8 @@ pub struct Projector<'a> {
     horizon: u64,
     kappa: f64,
     form_error: f64,
-    /// The standard error of the probe's slope (relative, per unit) and its
-    /// degrees of freedom; 0 and 1 when unmeasured.
-    slope_se: f64,
-    slope_df: f64,
+    /// The probe's trend resolution (`None`: unmeasured).
+    resolution: Option<TrendResolution>,
     /// The constant form's weight in the average: the share of the bound
     /// that assumes the slope away.
     constant_weight: f64,
@@ -528,8 +578,7 @@ impl<'a> Projector<'a> {
             horizon,
             kappa: params.extrapolation_kappa,
             form_error: params.form_error,
-            slope_se: params.resolution.map_or(0.0, |r| r.slope_se()),
-            slope_df: params.resolution.map_or(1.0, |r| r.df),
+            resolution: params.resolution,
             constant_weight: params.constant_weight(),
             averaged_at_horizon,
         }
@@ -560,14 +609,13 @@ impl<'a> Projector<'a> {
     }
 
     /// V_trend(N): the constant form's weight times the log-variance of the
-    /// run at N that one standard error of the probe's slope would add (0
-    /// within the probe).
-    pub fn unresolved_trend_var(&self, n: u64) -> f64 {
-        if self.constant_weight == 0.0 {
-            return 0.0;
-        }
-        let growth = TrendResolution::growth_at(self.slope_se, self.horizon, n);
-        self.constant_weight * growth.ln_1p().powi(2)
+    /// run at N that one standard error of the probe's slope adds (0 within
+    /// the probe), with its degrees of freedom; `None` when the resolution is
+    /// unmeasured or the constant form has no weight.
+    pub fn unresolved_trend(&self, n: u64) -> Option<(f64, f64)> {
+        let r = self.resolution.filter(|_| self.constant_weight > 0.0)?;
+        let growth = r.se_growth(self.horizon, n);
+        Some((self.constant_weight * growth.ln_1p().powi(2), r.df))
     }
 
     /// `t_quantile` with the d.f. rounded to 0.5% (the quantile moves by < 0.3%
@@ -633,8 +681,7 @@ impl<'a> Projector<'a> {
             fit_df_weighted += w * e.df();
         }
         let v_ext = self.extrapolation_var(n);
-        let v_trend = self.unresolved_trend_var(n);
-        let v = v_spread + v_fit + v_model + v_ext + v_trend;
+        let v_known = v_spread + v_fit + v_model + v_ext;
         // Welch–Satterthwaite over the estimated parts; the model and
         // extrapolation terms are taken as known.
         let denom = v_spread.powi(2) / spread_df
@@ -642,13 +689,23 @@ impl<'a> Projector<'a> {
                 v_fit.powi(2) / fit_df_weighted
             } else {
                 0.0
+            };
+        let satterthwaite = |v: f64, denom: f64| {
+            if denom > 0.0 {
+                v * v / denom
+            } else {
+                f64::INFINITY
             }
-            + v_trend.powi(2) / self.slope_df;
-        let df = if denom > 0.0 {
-            v * v / denom
-        } else {
-            f64::INFINITY
         };
+        let df = satterthwaite(v_known, denom);
+        let Some((v_trend, trend_df)) = self.unresolved_trend(n) else {
+            return (centre, v_known, df);
+        };
+        // The trend's own d.f. join the sum, but never raise ν: a small, well
+        // measured term would otherwise lower t by more than it adds to √V,
+        // and more scatter on file would narrow the bound.
+        let v = v_known + v_trend;
+        let df = df.min(satterthwaite(v, denom + v_trend.powi(2) / trend_df));
         (centre, v, df)
     }
 
@@ -834,10 +891,12 @@ mod tests {
         let flat = flat_params(0.0, Some(resolution));
         let unmeasured = flat_params(0.0, None);
         let (flat_p, unmeasured_p) = (Projector::new(&flat), Projector::new(&unmeasured));
+        let var = |p: &Projector, n: u64| p.unresolved_trend(n).map(|(v, _)| v);
         let expected = 1.4455f64.ln().powi(2);
-        assert!((flat_p.unresolved_trend_var(100) - expected).abs() < 1e-12);
-        assert_eq!(flat_p.unresolved_trend_var(10), 0.0);
-        assert_eq!(unmeasured_p.unresolved_trend_var(100), 0.0);
+        assert!((var(&flat_p, 100).unwrap() - expected).abs() < 1e-12);
+        assert_eq!(flat_p.unresolved_trend(100).unwrap().1, 20.0);
+        assert_eq!(var(&flat_p, 10), Some(0.0));
+        assert_eq!(var(&unmeasured_p, 100), None);
         assert!(flat_p.project(100, 0.99).upper_s > unmeasured_p.project(100, 0.99).upper_s);
         // Shared with a linear form at half the weight, the constant form's
         // half counts it; a linear form alone carries its own slope's
@@ -857,12 +916,48 @@ mod tests {
         shared.chosen.weight = 0.5;
         shared.alternatives.push(linear.clone());
         let shared_p = Projector::new(&shared);
-        assert!((shared_p.unresolved_trend_var(100) - expected / 2.0).abs() < 1e-12);
+        assert!((var(&shared_p, 100).unwrap() - expected / 2.0).abs() < 1e-12);
         let mut linear_only = flat.clone();
         linear_only.chosen = Curve {
             weight: 1.0,
             ..linear
         };
-        assert_eq!(Projector::new(&linear_only).unresolved_trend_var(100), 0.0);
+        assert_eq!(var(&Projector::new(&linear_only), 100), None);
+    }
+
+    #[test]
+    fn more_scatter_on_file_never_narrows_the_bound() {
+        // One probe run: the spread's few degrees of freedom dominate ν, and
+        // a small, well measured trend term (50 d.f.) would raise ν enough
+        // to lower t by more than it adds to √V.
+        let mut one_run = flat_params(0.0, None);
+        one_run.spread.runs = 1;
+        one_run.spread.runs_at_horizon = 1;
+        one_run.spread.df = 1.0;
+        one_run.spread.rate_df = 1.0;
+        one_run.spread.deviations.truncate(1);
+        let upper = |unit_noise: Option<f64>, n: u64| {
+            let params = ProjectionParams {
+                resolution: unit_noise.map(|unit_noise| TrendResolution {
+                    unit_noise,
+                    sxx: 100.0,
+                    df: 50.0,
+                    runs: 1,
+                }),
+                ..one_run.clone()
+            };
+            Projector::new(&params).project(n, 0.99).upper_s
+        };
+        for n in 11..=40 {
+            let mut last = upper(None, n);
+            for noise in [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0] {
+                let now = upper(Some(noise), n);
+                assert!(
+                    now >= last,
+                    "N={n}: scatter {noise} narrowed {last} to {now}"
+                );
+                last = now;
+            }
+        }
     }
 }

@@ -486,7 +486,7 @@ fn a_trend_hidden_in_the_scatter_of_a_flat_looking_probe_is_in_its_bound() {
     // Probes of 3 runs cut to 10 units: the holdout mostly prefers the
     // constant form, which projects the run flat. Without the slope's
     // standard error in that form's share of the bound, 78.7% of these runs
-    // were covered at a stated 90%; with it, 88.3%.
+    // were covered at a stated 90%; with it, 88.4%.
     let timings = gentle_trends_under_wide_scatter(150, 5);
     let mut opts = options(ProbeLength::Units(10), 3);
     opts.confidence = 0.9;

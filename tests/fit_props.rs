@@ -64,8 +64,7 @@ fn check(
             // up to the largest margin a bound states (a factor of 10^6).
             let per_e_fold = kappa * (n as f64 / horizon as f64).ln();
             let trend = model.projection.resolution.map_or(0.0, |r| {
-                model.projection.constant_weight().sqrt()
-                    * TrendResolution::growth_at(r.slope_se(), horizon, n).ln_1p()
+                model.projection.constant_weight().sqrt() * r.se_growth(horizon, n).ln_1p()
             });
             let allowance = (z * per_e_fold.hypot(model.projection.form_error).hypot(trend))
                 .min(calib::projection::MAX_LOG_MARGIN);

@@ -59,7 +59,7 @@ pub struct StratumJson {
     #[serde(deserialize_with = "Option::deserialize")]
     unsupported: Option<Unsupported>,
     /// Added within schema 1: a file without it is not checked for trends
-    /// its noise could hide.
+    /// its noise could hide, and its bound counts none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     resolution: Option<TrendResolution>,
 }
