@@ -387,18 +387,39 @@ fn a_form_that_under_predicted_the_probe_s_later_units_is_allowed_that_error_aga
 /// and a 5% level per run: runs drift apart the longer they go, which none of
 /// calib's forms states.
 fn drifting_rates(strata: usize, seed: u64) -> Timings {
-    let mut rng = Rng::new(seed);
-    let mut runs = Vec::new();
-    for s in 0..strata {
-        for k in 0..6 {
-            let level = (0.05 * rng.normal()).exp();
+    six_run_strata(
+        strata,
+        seed,
+        |_| (),
+        |(), level, rng| {
             let mut walk = 0.0;
-            let costs: Vec<f64> = (0..100)
+            (0..100)
                 .map(|_| {
                     walk += 0.02 * rng.normal();
                     level * walk.exp()
                 })
-                .collect();
+                .collect()
+        },
+    )
+}
+
+/// `strata` strata (`campaign=<s>`) of six finished runs of 100 units under 3%
+/// unit noise: each stratum's parameters drawn once by `stratum`, each run's
+/// per-unit costs by `unit_costs` from them and the run's level (a log-normal
+/// of sd 5%).
+fn six_run_strata<P>(
+    strata: usize,
+    seed: u64,
+    stratum: impl Fn(&mut Rng) -> P,
+    unit_costs: impl Fn(&P, f64, &mut Rng) -> Vec<f64>,
+) -> Timings {
+    let mut rng = Rng::new(seed);
+    let mut runs = Vec::new();
+    for s in 0..strata {
+        let params = stratum(&mut rng);
+        for k in 0..6 {
+            let level = (0.05 * rng.normal()).exp();
+            let costs = unit_costs(&params, level, &mut rng);
             runs.push(run(
                 &format!("s{s}r{k}"),
                 &format!("campaign={s}"),
@@ -423,13 +444,22 @@ fn one_run_taken_further_than_the_others_is_counted_as_one_run_where_it_alone_sh
     // run-length probe): beyond unit 10 the curve follows that one run's own
     // drift. Counting it as three runs (the spread's predictive factor over
     // every run) covered 83.5% of these runs at a stated 90%; counted as
-    // one, 88.2%.
-    let timings = drifting_rates(150, 11);
+    // one, 88.5% (88.2% before the unresolved trend was counted).
+    // 900 held-out runs: a binomial standard error of 1 point at 90%; within
+    // three of them, which the old factor's 83.5% is not.
+    let coverage = coverage_at_90(&drifting_rates(150, 11), Some(0.5));
+    assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
+}
+
+/// The share of the budgeted held-out runs covered at a stated 90%, probes of
+/// 3 runs cut to 10 units (one of them taken to `long_run` of N), each
+/// stratum its own campaign; asserts that nearly all (850 of 900) are budgeted.
+fn coverage_at_90(timings: &Timings, long_run: Option<f64>) -> f64 {
     let mut opts = options(ProbeLength::Units(10), 3);
-    opts.design.long_run = Some(0.5);
+    opts.design.long_run = long_run;
     opts.confidence = 0.9;
     opts.campaign_by = Some("campaign".into());
-    let report = backtest(&timings, &opts).unwrap();
+    let report = backtest(timings, &opts).unwrap();
     let budgeted = report.trials - report.unsupported;
     assert!(
         budgeted >= 850,
@@ -437,10 +467,7 @@ fn one_run_taken_further_than_the_others_is_counted_as_one_run_where_it_alone_sh
         report.unsupported,
         report.trials
     );
-    let coverage = report.covered as f64 / budgeted as f64;
-    // 900 held-out runs: a binomial standard error of 1 point at 90%; within
-    // three of them, which the old factor's 83.5% is not.
-    assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
+    report.covered as f64 / budgeted as f64
 }
 
 /// Strata of six finished runs of 100 units whose per-unit cost rises gently
@@ -449,36 +476,20 @@ fn one_run_taken_further_than_the_others_is_counted_as_one_run_where_it_alone_sh
 /// 10% per campaign) and a 5% level per run: over 10 units the rise is
 /// smaller than the scatter, and over 100 it adds up to half the run.
 fn gentle_trends_under_wide_scatter(strata: usize, seed: u64) -> Timings {
-    let mut rng = Rng::new(seed);
-    let mut runs = Vec::new();
-    for s in 0..strata {
-        let slope = 0.01 * rng.uniform();
-        let scale = 0.02 + 0.08 * rng.uniform();
-        for k in 0..6 {
-            let level = (0.05 * rng.normal()).exp();
-            let costs: Vec<f64> = (1..=100)
+    six_run_strata(
+        strata,
+        seed,
+        |rng| (0.01 * rng.uniform(), 0.02 + 0.08 * rng.uniform()),
+        |&(slope, scale), level, rng| {
+            (1..=100)
                 .map(|i| {
                     let chi2 = rng.normal().powi(2) + rng.normal().powi(2);
                     let t2 = rng.normal() / (chi2 / 2.0).sqrt();
                     level * (1.0 + slope * i as f64) * (scale * t2).exp().min(50.0)
                 })
-                .collect();
-            runs.push(run(
-                &format!("s{s}r{k}"),
-                &format!("campaign={s}"),
-                100,
-                &|i| costs[i as usize - 1],
-                0.03,
-                &mut rng,
-                true,
-            ));
-        }
-    }
-    Timings {
-        runs,
-        warnings: Vec::new(),
-        ..Default::default()
-    }
+                .collect()
+        },
+    )
 }
 
 #[test]
@@ -487,19 +498,7 @@ fn a_trend_hidden_in_the_scatter_of_a_flat_looking_probe_is_in_its_bound() {
     // constant form, which projects the run flat. Without the slope's
     // standard error in that form's share of the bound, 78.7% of these runs
     // were covered at a stated 90%; with it, 88.4%.
-    let timings = gentle_trends_under_wide_scatter(150, 5);
-    let mut opts = options(ProbeLength::Units(10), 3);
-    opts.confidence = 0.9;
-    opts.campaign_by = Some("campaign".into());
-    let report = backtest(&timings, &opts).unwrap();
-    let budgeted = report.trials - report.unsupported;
-    assert!(
-        budgeted >= 850,
-        "{} of {} refused",
-        report.unsupported,
-        report.trials
-    );
-    let coverage = report.covered as f64 / budgeted as f64;
+    let coverage = coverage_at_90(&gentle_trends_under_wide_scatter(150, 5), None);
     // 900 held-out runs: a binomial standard error of 1 point at 90%; within
     // three of them, which the flat projection's 78.7% is not.
     assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
