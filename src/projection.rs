@@ -681,7 +681,7 @@ impl<'a> Projector<'a> {
             fit_df_weighted += w * e.df();
         }
         let v_ext = self.extrapolation_var(n);
-        let v_known = v_spread + v_fit + v_model + v_ext;
+        let v_without_trend = v_spread + v_fit + v_model + v_ext;
         // Welch–Satterthwaite over the estimated parts; the model and
         // extrapolation terms are taken as known.
         let denom = v_spread.powi(2) / spread_df
@@ -697,14 +697,14 @@ impl<'a> Projector<'a> {
                 f64::INFINITY
             }
         };
-        let df = satterthwaite(v_known, denom);
+        let df = satterthwaite(v_without_trend, denom);
         let Some((v_trend, trend_df)) = self.unresolved_trend(n) else {
-            return (centre, v_known, df);
+            return (centre, v_without_trend, df);
         };
         // The trend's own d.f. join the sum, but never raise ν: a small, well
         // measured term would otherwise lower t by more than it adds to √V,
         // and more scatter on file would narrow the bound.
-        let v = v_known + v_trend;
+        let v = v_without_trend + v_trend;
         let df = df.min(satterthwaite(v, denom + v_trend.powi(2) / trend_df));
         (centre, v, df)
     }

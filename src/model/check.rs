@@ -75,6 +75,17 @@ fn finite_at_least(field: &str, value: f64, min: f64, what: &str) -> Result<(), 
     }
 }
 
+fn finite_within(field: &str, value: f64, max: f64, what: &str) -> Result<(), Defect> {
+    if value.is_finite() && (0.0..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(Defect::new(
+            field,
+            format!("is {}; expected {what}, from 0 to {max}", num(value)),
+        ))
+    }
+}
+
 /// Every rule of one stratum.
 pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
     label(&m.stratum)?;
@@ -117,15 +128,12 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
         0.0,
         "the log-sd added per e-fold beyond the probe",
     )?;
-    if !(p.form_error.is_finite() && (0.0..=MAX_LN_DEVIATION).contains(&p.form_error)) {
-        return Err(Defect::new(
-            "form_error",
-            format!(
-                "is {}; expected the log-sd the probe's own holdout measured, from 0 to {MAX_LN_DEVIATION}",
-                num(p.form_error)
-            ),
-        ));
-    }
+    finite_within(
+        "form_error",
+        p.form_error,
+        MAX_LN_DEVIATION,
+        "the log-sd the probe's own holdout measured",
+    )?;
     spread(m)?;
     weights(m)?;
     support(m)?;
@@ -229,15 +237,7 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
         1.0,
         "the rate spread's degrees of freedom",
     )?;
-    if !(s.growth.is_finite() && (0.0..=MAX_GROWTH).contains(&s.growth)) {
-        return Err(Defect::new(
-            "spread.growth",
-            format!(
-                "is {}; expected an exponent from 0 to {MAX_GROWTH}",
-                num(s.growth)
-            ),
-        ));
-    }
+    finite_within("spread.growth", s.growth, MAX_GROWTH, "an exponent")?;
     // Log deviations beyond ±MAX_LN_DEVIATION (a factor of 10^6) are no
     // measurement: they would overflow a projection.
     let in_range = |x: f64| x.is_finite() && x.abs() <= MAX_LN_DEVIATION;

@@ -45,10 +45,11 @@
 //!   new run of N units at the same confidence (`upper_s / predicted_s` of
 //!   [`crate::model::StratumModel::project`]: the t-quantile times the
 //!   log-sd of the run-to-run spread, the fit, the forms' disagreement, the
-//!   extrapolation allowance and the probe's measured form error), and never
-//!   below `floor_s`. That margin counts
-//!   the spread between runs in full although this run's own rate is
-//!   measured: it is wider than a bound conditioned on the run would be.
+//!   extrapolation allowance, the probe's measured form error and the trend
+//!   its unit noise leaves unresolved), and never below `floor_s`. That
+//!   margin counts the spread between runs in full although this run's own
+//!   rate is measured: it is wider than a bound conditioned on the run would
+//!   be.
 //!
 //! The tasks of one stratum share one resubmission: its `floor_s` and
 //! `upper_s` are the largest of its tasks', and the budgeting rule
