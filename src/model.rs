@@ -48,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Origin, Result};
 use crate::forms::Form;
+use crate::output::{factor, percent};
 pub use crate::projection::TrendResolution;
 use crate::projection::{ProjectionParams, Projector};
 
@@ -242,8 +243,8 @@ impl Unsupported {
         let longer = longer_probe_units(units, probe_units);
         match self {
             Unsupported::StartupDominated { unit_share } => format!(
-                "unsupported: the probe's units took {:.0}% of its time, the rest was startup, so their cost cannot be told from noise; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
-                unit_share * 100.0
+                "unsupported: the probe's units took {} of its time, the rest was startup, so their cost cannot be told from noise; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                percent(*unit_share, 0)
             ),
             Unsupported::ProbeTooShort { probe_units } => format!(
                 "unsupported: the longest probed run has {probe_units} unit(s), too few for calib to test how the cost per unit extrapolates (it fits the early units of a probe and checks the later ones, from {MIN_TREND_UNITS} units on), and the run is {:.0}x longer; probe at least one run to {MIN_TREND_UNITS} units (calib probe --units {MIN_TREND_UNITS}) and fit again",
@@ -254,17 +255,17 @@ impl Unsupported {
                 unit_noise,
                 settle_units,
             } => format!(
-                "unsupported: the probe's unit costs scatter by {:.0}% around each run's trend, so a rising trend too small to see in {probe_units} units could make a {units}-unit run {:.1}x as long as one at the probe's level; probe the runs to at least {settle_units} units (calib probe --units {settle_units}) and fit again",
-                unit_noise * 100.0,
-                1.0 + hidden_growth
+                "unsupported: the probe's unit costs scatter by {} around each run's trend, so a rising trend too small to see in {probe_units} units could make a {units}-unit run {} as long as one at the probe's level; probe the runs to at least {settle_units} units (calib probe --units {settle_units}) and fit again",
+                percent(*unit_noise, 0),
+                factor(1.0 + hidden_growth, 1)
             ),
             Unsupported::TakeoffUndecided { excess } => format!(
-                "unsupported: the probe's later units took {:.0}% more than the best cost form fitted on its earlier units predicted, and the probe cannot tell whether the rising part multiplies per unit or grows as a power of the unit (quadratic, cubic), projections orders of magnitude apart at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
-                excess * 100.0
+                "unsupported: the probe's later units took {} more than the best cost form fitted on its earlier units predicted, and the probe cannot tell whether the rising part multiplies per unit or grows as a power of the unit (quadratic, cubic), projections orders of magnitude apart at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                percent(*excess, 0)
             ),
             Unsupported::RiseUnexplained { excess } => format!(
-                "unsupported: the probe's later units took {:.1}x what the best cost form fitted on its earlier units predicted, and no form calib fits follows that rise, so nothing says where it goes at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
-                1.0 + excess
+                "unsupported: the probe's later units took {} what the best cost form fitted on its earlier units predicted, and no form calib fits follows that rise, so nothing says where it goes at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                factor(1.0 + excess, 1)
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
                 "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)"
@@ -391,13 +392,13 @@ impl StratumModel {
         let h = params.probe_units.max(1);
         if units > h {
             notes.push(format!(
-                "extrapolated {:.1}x beyond the longest probed run ({h} units); the bound widens with the distance",
-                units as f64 / h as f64
+                "extrapolated {} beyond the longest probed run ({h} units); the bound widens with the distance",
+                factor(units as f64 / h as f64, 1)
             ));
             if params.form_error > 0.0 {
                 notes.push(format!(
-                    "fitted on the probe's early units, the cost form under-predicted its later ones by {:.1}% beyond the holdout's noise; the bound allows as much again beyond the probe",
-                    (params.form_error.exp() - 1.0) * 100.0
+                    "fitted on the probe's early units, the cost form under-predicted its later ones by {} beyond the holdout's noise; the bound allows as much again beyond the probe",
+                    percent(params.form_error.exp_m1(), 1)
                 ));
             }
             let constant_weight = params.constant_weight();
@@ -405,11 +406,11 @@ impl StratumModel {
                 let growth = r.se_growth(h, units);
                 if growth >= 0.005 {
                     notes.push(format!(
-                        "the probe's units scatter by {:.1}% around their trend, so it knows the slope to ±{:.2}% per unit (one standard error: {:.0}% of this run); the bound counts that for the constant form ({:.0}% of the average), which assumes no trend",
-                        r.unit_noise * 100.0,
-                        r.slope_se() * 100.0,
-                        growth * 100.0,
-                        constant_weight * 100.0
+                        "the probe's units scatter by {} around their trend, so it knows the slope to ±{} per unit (one standard error: {} of this run); the bound counts that for the constant form ({} of the average), which assumes no trend",
+                        percent(r.unit_noise, 1),
+                        percent(r.slope_se(), 2),
+                        percent(growth, 0),
+                        percent(constant_weight, 0)
                     ));
                 }
             }
@@ -421,7 +422,7 @@ impl StratumModel {
                 spread.pooled_strata
             )
         } else {
-            format!("an assumed {:.0}%", spread.prior_sd * 100.0)
+            format!("an assumed {}", percent(spread.prior_sd, 0))
         };
         if spread.runs <= 1 {
             notes.push(format!(
@@ -429,10 +430,10 @@ impl StratumModel {
             ));
         } else {
             notes.push(format!(
-                "spread between {} runs: {:.1}% over the probe, {:.1}% in their current per-unit rates (log-sd, shrunk toward {prior})",
+                "spread between {} runs: {} over the probe, {} in their current per-unit rates (log-sd, shrunk toward {prior})",
                 spread.runs,
-                spread.sd * 100.0,
-                spread.rate_sd * 100.0,
+                percent(spread.sd, 1),
+                percent(spread.rate_sd, 1),
             ));
         }
         if spread.runs_at_horizon < spread.runs {
@@ -450,7 +451,7 @@ impl StratumModel {
                 "model average over the forms the probe cannot rule out (their disagreement widens the bound): {}",
                 params
                     .curves()
-                    .map(|c| format!("{} {:.0}%", c.form.name(), c.weight * 100.0))
+                    .map(|c| format!("{} {}", c.form.name(), percent(c.weight, 0)))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));

@@ -718,3 +718,48 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn absurd_figures_on_file_print_as_short_numbers() {
+    // A hand-edited file may hold finite figures no probe measures: a unit
+    // noise and a spread of 1e300. Budget refuses the stratum (no bound holds)
+    // and, with --allow-guess, prints its guess; neither the refusal nor the
+    // notes may spell those figures out in 300 digits.
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = fitted(dir.path(), &timings_csv());
+    let s = &mut doc["strata"][0];
+    s["resolution"]["unit_noise"] = json!(1e300);
+    s["spread"]["sd"] = json!(1e300);
+    s["spread"]["rate_sd"] = json!(1e300);
+    let path = write_model(dir.path(), "absurd.json", &doc);
+    std::fs::write(dir.path().join("partitions.txt"), PARTITIONS).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "budget",
+            "--model",
+            path.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            "@partitions.txt",
+            "--allow-guess",
+            "--format",
+            "json",
+        ],
+    );
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let notes = serde_json::from_str::<Value>(&text).unwrap()["strata"][0]["notes"].to_string();
+    assert!(notes.contains("unsupported"), "{notes}");
+    assert!(notes.contains("e302%"), "{notes}");
+    let longest_digits = notes
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(
+        longest_digits <= 12,
+        "{longest_digits} digits in a row: {notes}"
+    );
+}

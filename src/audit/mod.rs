@@ -67,7 +67,7 @@ pub fn percent(used: f64) -> String {
     } else if used * 100.0 >= 999.5 {
         ">999%".to_string()
     } else {
-        format!("{:.0}%", used * 100.0)
+        crate::output::percent(used, 0)
     }
 }
 

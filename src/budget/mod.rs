@@ -16,7 +16,7 @@ pub mod transfer;
 
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel};
-use crate::output::human_duration;
+use crate::output::{human_duration, percent};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::{format_minutes, SBATCH_MAX_MINUTES};
 
@@ -280,11 +280,11 @@ fn budget_stratum(
         Status::RoundedDown => {
             let given_up = projection.upper_s - decision.time_s() as f64;
             notes.push(format!(
-                "rounded down into {} ({}): gives up {} of margin ({:.0}% of the upper bound) to stay in that bucket; still {} above the measured cost",
+                "rounded down into {} ({}): gives up {} of margin ({} of the upper bound) to stay in that bucket; still {} above the measured cost",
                 decision.partition.as_deref().unwrap_or("?"),
                 format_minutes(decision.minutes),
                 human_duration(given_up),
-                100.0 * given_up / projection.upper_s.max(1.0),
+                percent(given_up / projection.upper_s.max(1.0), 0),
                 human_duration(decision.time_s() as f64 - projection.floor_s),
             ));
             if projection.upper_s > decision.largest_cap_s {

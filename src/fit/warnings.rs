@@ -155,8 +155,8 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::StrataDiffer { slow, slow_rate_s, fast, fast_rate_s } => write!(
                 f,
-                "{slow} costs {:.1}x more per unit than {fast} ({} vs {}): submit the strata as separate arrays, each with its own --time (calib budget does); one walltime for all would either kill the slow cells or queue the fast ones in a scarcer partition",
-                slow_rate_s / fast_rate_s,
+                "{slow} costs {} more per unit than {fast} ({} vs {}): submit the strata as separate arrays, each with its own --time (calib budget does); one walltime for all would either kill the slow cells or queue the fast ones in a scarcer partition",
+                crate::output::factor(slow_rate_s / fast_rate_s, 1),
                 human_duration(*slow_rate_s),
                 human_duration(*fast_rate_s)
             ),
@@ -168,8 +168,8 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::FarExtrapolation { stratum, units, probed } => write!(
                 f,
-                "{stratum}: projecting {units} units from runs of at most {probed} ({:.0}x beyond the probe); the bound is widened for the distance, but a longer probe (a run of at least {} units) would make it tighter and testable",
-                *units as f64 / (*probed).max(1) as f64,
+                "{stratum}: projecting {units} units from runs of at most {probed} ({} beyond the probe); the bound is widened for the distance, but a longer probe (a run of at least {} units) would make it tighter and testable",
+                crate::output::factor(*units as f64 / (*probed).max(1) as f64, 0),
                 (*units / 5).max(*probed + 1)
             ),
             FitWarning::ProbeTooShort { stratum, units, needed } => write!(

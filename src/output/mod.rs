@@ -33,9 +33,11 @@
 #![allow(clippy::disallowed_methods)]
 
 pub(crate) mod duration;
+mod share;
 pub mod table;
 
 pub(crate) use duration::human_duration;
+pub(crate) use share::{factor, percent};
 
 use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};

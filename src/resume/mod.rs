@@ -99,7 +99,7 @@ use crate::error::{Error, Result};
 use crate::fit::divergence;
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
-use crate::output::human_duration;
+use crate::output::{factor, human_duration, percent};
 use crate::projection::{Evaluator, ProjectionParams, RestartCosts};
 use crate::slurm::partitions::Selection;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctTable};
@@ -724,13 +724,13 @@ fn resume_stratum(
     for t in &tasks {
         if let Some(r) = &t.remainder {
             notes.push(format!(
-                "{}: unit {} of {} at {}, {:.2}x the model over its units and {:.2}x at its current rate; {} units left: predicted {}, at its own pace {}, upper {}",
+                "{}: unit {} of {} at {}, {} the model over its units and {} at its current rate; {} units left: predicted {}, at its own pace {}, upper {}",
                 t.task.task_label(),
                 t.task.unit_reached(),
                 options.units,
                 human_duration(t.task.elapsed_s()),
-                r.level,
-                r.rate,
+                factor(r.level, 2),
+                factor(r.rate, 2),
                 r.units,
                 human_duration(r.predicted_s),
                 human_duration(r.floor_s),
@@ -768,9 +768,9 @@ fn resume_stratum(
         &decision, floor_s, upper_s, startup_s, unit_s,
     ));
     notes.push(format!(
-        "margin as calib budget gives a new run of {} units ({:.0}% over its prediction), applied to the remainder",
+        "margin as calib budget gives a new run of {} units ({} over its prediction), applied to the remainder",
         options.units,
-        (margin_ln.exp() - 1.0) * 100.0
+        percent(margin_ln.exp_m1(), 0)
     ));
     // The model's own notes (distance, spread, forms); budget's notes on a new
     // run's bucket are not this remainder's.

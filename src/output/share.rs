@@ -1,0 +1,67 @@
+//! Shares and factors for people: one way to print "12.5%" and "1.8x" in
+//! every note, warning and refusal.
+//!
+//! The figures come from measurements or from a model file, and a model file
+//! may be edited by hand: a unit noise of 1e300 is finite, passes the model
+//! check, and must not print as a 300-digit percentage. So from a million
+//! (percent, or times) on, the figure is written in scientific notation with
+//! two significant digits (`1.2e8%`, `3.0e300x`): it is no measurement there,
+//! only a sign that something is wrong with the input.
+
+/// Past this magnitude a figure is written in scientific notation.
+const PLAIN_BELOW: f64 = 1e6;
+
+/// `share` (1.0 is 100%) as a percentage with `decimals` decimals.
+pub(crate) fn percent(share: f64, decimals: usize) -> String {
+    figure(share * 100.0, decimals, "%")
+}
+
+/// `ratio` as a factor with `decimals` decimals (`1.8x`).
+pub(crate) fn factor(ratio: f64, decimals: usize) -> String {
+    figure(ratio, decimals, "x")
+}
+
+/// `value` with its `unit`; not-a-number and the infinities as words.
+fn figure(value: f64, decimals: usize, unit: &str) -> String {
+    if value.is_nan() {
+        "n/a".to_string()
+    } else if value.is_infinite() {
+        if value > 0.0 {
+            "unbounded"
+        } else {
+            "-unbounded"
+        }
+        .to_string()
+    } else if value.abs() < PLAIN_BELOW {
+        format!("{value:.decimals$}{unit}")
+    } else {
+        format!("{value:.1e}{unit}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_figures_keep_their_decimals() {
+        assert_eq!(percent(0.125, 1), "12.5%");
+        assert_eq!(percent(0.125, 0), "12%");
+        assert_eq!(percent(-0.03, 2), "-3.00%");
+        assert_eq!(factor(1.847, 1), "1.8x");
+        assert_eq!(factor(999_999.4, 0), "999999x");
+    }
+
+    #[test]
+    fn absurd_figures_stay_short() {
+        assert_eq!(percent(1e300, 1), "1.0e302%");
+        assert_eq!(factor(3e300, 1), "3.0e300x");
+        assert_eq!(factor(-2.5e7, 2), "-2.5e7x");
+        assert_eq!(percent(10_000.0, 0), "1.0e6%");
+        assert_eq!(factor(f64::INFINITY, 1), "unbounded");
+        assert_eq!(percent(f64::NAN, 1), "n/a");
+        for value in [1e6, 1e12, 1e100, f64::MAX] {
+            assert!(factor(value, 3).len() <= 12, "{}", factor(value, 3));
+        }
+    }
+}
