@@ -9,8 +9,21 @@ use clap::Parser;
 use calib::output;
 
 fn main() {
-    let cli = calib::cli::Cli::parse();
-    let status = match calib::cli::run(cli) {
+    let status = match calib::cli::Cli::try_parse() {
+        Ok(cli) => finish(calib::cli::run(cli)),
+        // `--help` and `--version`: their text is the result.
+        Err(asked) if !asked.use_stderr() => {
+            finish(output::write_help(asked.render().ansi()).map(|()| 0))
+        }
+        // A usage error: clap's message and status 2.
+        Err(usage) => usage.exit(),
+    };
+    std::process::exit(status);
+}
+
+/// The exit status of a command's outcome, its error reported.
+fn finish(outcome: calib::error::Result<i32>) -> i32 {
+    match outcome {
         Ok(status) => status,
         // The reader of the result went away (`| head -1`): it has what it
         // wanted. Success, as ripgrep has it.
@@ -19,6 +32,5 @@ fn main() {
             output::error(&error);
             error.exit_code()
         }
-    };
-    std::process::exit(status);
+    }
 }

@@ -281,3 +281,44 @@ fn output_for_programs_is_never_coloured() {
     assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
     assert!(!json.stdout.contains(&0x1b));
 }
+
+#[test]
+fn a_confidence_with_decimals_is_named_with_them() {
+    // Rounded to whole percents, 0.999 read `100%`: a confidence no bound
+    // states. Every place that names it keeps its decimals.
+    let budget_table = stdout(&budget(&[], &["--confidence", "0.999"]));
+    assert!(budget_table.contains("upper@99.9%"), "{budget_table}");
+    let sbatch = stdout(&budget(
+        &[],
+        &[
+            "--confidence",
+            "0.975",
+            "--format",
+            "sbatch",
+            "--script",
+            "run.sh",
+        ],
+    ));
+    assert!(sbatch.contains("at 97.5%"), "{sbatch}");
+    let fit_table = stdout(&{
+        let mut c = calib();
+        c.args(["fit", "--units", "100", "--confidence", "0.995"])
+            .arg(repo_file("data/trend-probe-60x3.csv"))
+            .output()
+            .unwrap()
+    });
+    assert!(fit_table.contains("upper@99.5%"), "{fit_table}");
+    let backtest = stdout(
+        &calib()
+            .arg("backtest")
+            .arg(repo_file("data/traces/xz/full"))
+            .args(["--probe-units", "10", "--confidence", "0.995"])
+            .output()
+            .unwrap(),
+    );
+    assert!(backtest.contains("covered@99.5%"), "{backtest}");
+    assert!(backtest.contains("at a stated 99.5%"), "{backtest}");
+    for text in [&budget_table, &sbatch, &fit_table, &backtest] {
+        assert!(!text.contains("100%"), "{text}");
+    }
+}

@@ -236,6 +236,37 @@ fn a_full_disk_behind_stdout_is_a_failure_with_a_message() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+#[test]
+fn help_version_and_completions_end_like_every_command_when_stdout_fails() {
+    // clap_complete panicked on a failed write, and clap's own --help ignored
+    // one: a closed reader is a quiet success, a full disk status 1.
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["completions", "bash"][..],
+        &["--help"],
+        &["budget", "--help"],
+        &["--version"],
+    ] {
+        let closed = calib(dir.path())
+            .args(args)
+            .stdout(closed_pipe())
+            .output()
+            .unwrap();
+        let err = stderr(&closed);
+        assert_eq!(closed.status.code(), Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = calib(dir.path()).args(args).stdout(full).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot write to standard output"), "{err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // A stratum label longer than `format!` can pad (its width stops at 65,535).
 

@@ -20,6 +20,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Budget, Status, StratumBudget};
 use crate::error::Result;
+use crate::output::percent_as_given;
 use crate::plot::{self, Figure, TimeUnit};
 use crate::slurm::time::format_minutes;
 
@@ -242,8 +243,8 @@ impl Figure for BudgetFigure<'_> {
             _ => String::new(),
         };
         let title = format!(
-            "calib budget: {shown}{units}, upper bound at {:.0}%",
-            budget.confidence * 100.0,
+            "calib budget: {shown}{units}, upper bound at {}",
+            percent_as_given(budget.confidence),
         );
         let body = root.titled(&title, ("sans-serif", 17)).map_err(text_err)?;
         let width = body.dim_in_pixel().0;
@@ -440,7 +441,10 @@ impl BudgetFigure<'_> {
         let mut texts = vec![
             "measured cost (slowest run)".to_string(),
             "predicted".to_string(),
-            format!("upper bound at {:.0}%", self.budget.confidence * 100.0),
+            format!(
+                "upper bound at {}",
+                percent_as_given(self.budget.confidence)
+            ),
             "from measured cost to upper bound".to_string(),
             "--time chosen".to_string(),
             "partition cap (named)".to_string(),

@@ -27,9 +27,10 @@ pub struct CompletionsArgs {
 pub fn run(args: &CompletionsArgs) -> Result<i32> {
     let mut command = Cli::command();
     let name = command.get_name().to_string();
-    output::write_result(|out| {
-        clap_complete::generate(args.shell, &mut command, name, out);
-        Ok(())
-    })?;
+    // Generated into memory first: clap_complete panics on a failed write
+    // (`calib completions bash | true`), where calib ends like every command.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, name, &mut script);
+    output::write_result(|out| out.write_all(&script))?;
     Ok(0)
 }

@@ -28,6 +28,7 @@ use super::{FitReport, StratumReport};
 use crate::error::Result;
 use crate::model::StratumModel;
 use crate::output::human_duration;
+use crate::output::percent_as_given;
 use crate::plot::{self, Figure, TimeUnit};
 use crate::projection::Projector;
 
@@ -319,8 +320,8 @@ fn draw_cumulative<DB: DrawingBackend>(
         .draw_series(std::iter::once(Polygon::new(band, band_style.filled())))
         .map_err(text_err)?
         .label(format!(
-            "up to the upper bound at {:.0}%: {} at {}",
-            confidence * 100.0,
+            "up to the upper bound at {}: {} at {}",
+            percent_as_given(confidence),
             human_duration(end.upper_s),
             end.units
         ))

@@ -37,7 +37,7 @@ mod share;
 pub mod table;
 
 pub(crate) use duration::human_duration;
-pub(crate) use share::{factor, percent};
+pub(crate) use share::{factor, percent, percent_as_given};
 
 use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};
@@ -118,6 +118,13 @@ fn finish<W: Write>(
             Error::io("cannot write to standard output", e)
         }
     })
+}
+
+/// The text clap renders for `--help` and `--version`, which is the command's
+/// result: on stdout like any other (a failed write is an error, a closed
+/// reader is not), its styles kept only where stdout takes colour.
+pub fn write_help(rendered: impl Display) -> Result<()> {
+    write_table(|out| write!(out, "{rendered}"))
 }
 
 /// True for the error a write to a closed stdout ends in: the program should

@@ -16,6 +16,19 @@ pub(crate) fn percent(share: f64, decimals: usize) -> String {
     figure(share * 100.0, decimals, "%")
 }
 
+/// A stated confidence (or any share given, not measured) as a percentage with
+/// the decimals it has, up to four: 0.99 is `99%`, 0.999 `99.9%`, 0.975 `97.5%`.
+/// Rounded to a fixed number of decimals, 0.999 would read `100%`, a confidence
+/// no bound states.
+pub(crate) fn percent_as_given(share: f64) -> String {
+    let plain = figure(share * 100.0, 4, "");
+    if plain.contains('.') && !plain.contains('e') {
+        format!("{}%", plain.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{plain}%")
+    }
+}
+
 /// `ratio` as a factor with `decimals` decimals (`1.8x`).
 pub(crate) fn factor(ratio: f64, decimals: usize) -> String {
     figure(ratio, decimals, "x")
@@ -50,6 +63,16 @@ mod tests {
         assert_eq!(percent(-0.03, 2), "-3.00%");
         assert_eq!(factor(1.847, 1), "1.8x");
         assert_eq!(factor(999_999.4, 0), "999999x");
+    }
+
+    #[test]
+    fn a_stated_confidence_keeps_the_decimals_it_has() {
+        assert_eq!(percent_as_given(0.99), "99%");
+        assert_eq!(percent_as_given(0.999), "99.9%");
+        assert_eq!(percent_as_given(0.975), "97.5%");
+        assert_eq!(percent_as_given(0.9), "90%");
+        assert_eq!(percent_as_given(0.99995), "99.995%");
+        assert_eq!(percent_as_given(0.5), "50%");
     }
 
     #[test]

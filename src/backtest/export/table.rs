@@ -5,6 +5,7 @@ use std::io;
 
 use super::{ratio, Exporter};
 use crate::backtest::{display_stratum, Backtest};
+use crate::output::percent_as_given;
 use crate::output::table::{Align, Table};
 
 pub struct TableExporter;
@@ -14,7 +15,7 @@ impl Exporter for TableExporter {
         let header = [
             "stratum".to_string(),
             "held out".to_string(),
-            format!("covered@{:.0}%", report.confidence * 100.0),
+            format!("covered@{}", percent_as_given(report.confidence)),
             "headroom median".to_string(),
             "worst".to_string(),
             "largest".to_string(),
@@ -55,11 +56,11 @@ impl Exporter for TableExporter {
         write!(out, "{table}")?;
         writeln!(
             out,
-            "\nheld-out runs covered: {}/{} = {:.1}% at a stated {:.0}% ({} unsupported: no time given); strata fully covered: {}/{}; median headroom over strata {}",
+            "\nheld-out runs covered: {}/{} = {:.1}% at a stated {} ({} unsupported: no time given); strata fully covered: {}/{}; median headroom over strata {}",
             report.covered,
             report.trials - report.unsupported,
             report.observed_coverage * 100.0,
-            report.confidence * 100.0,
+            percent_as_given(report.confidence),
             report.unsupported,
             report.strata_all_covered,
             report.strata.len(),

@@ -41,6 +41,7 @@ use super::GridDerivation;
 use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
 use crate::output::human_duration;
+use crate::output::percent_as_given;
 use crate::shell::{comment_text, directive_word, quote};
 use crate::slurm::time::{format_minutes, format_sbatch_time};
 
@@ -139,14 +140,14 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
         String::new()
     };
     lines.push(format!(
-        "  {} {unit}s x {} task{}: predicted {}, measured cost {}, upper bound {} at {:.0}%{margin}{}",
+        "  {} {unit}s x {} task{}: predicted {}, measured cost {}, upper bound {} at {}{margin}{}",
         s.units,
         s.tasks,
         if s.tasks == 1 { "" } else { "s" },
         human_duration(s.projection.predicted_s),
         human_duration(s.projection.floor_s),
         human_duration(s.projection.upper_s),
-        budget.confidence * 100.0,
+        percent_as_given(budget.confidence),
         if budget.provenance.is_estimate() {
             " (ESTIMATE: measured on another machine)"
         } else {

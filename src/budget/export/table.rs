@@ -10,6 +10,7 @@ use super::{ExportContext, Exporter};
 use crate::budget::summary::summarize;
 use crate::budget::{Budget, Status, StratumBudget};
 use crate::output::human_duration;
+use crate::output::percent_as_given;
 use crate::output::table::{Align, Cell, Table};
 use crate::output::{FAILURE, WARNING};
 use crate::slurm::time::format_minutes;
@@ -53,7 +54,7 @@ impl Exporter for TableExporter {
             "tasks".into(),
             "predicted".into(),
             "measured".into(),
-            format!("upper@{:.0}%", budget.confidence * 100.0),
+            format!("upper@{}", percent_as_given(budget.confidence)),
             "--time".into(),
             "partition".into(),
             "status".into(),

@@ -8,6 +8,7 @@ use std::io;
 use super::Exporter;
 use crate::fit::FitReport;
 use crate::output::human_duration;
+use crate::output::percent_as_given;
 use crate::output::table::{Align, Table};
 
 pub struct TableExporter;
@@ -41,7 +42,10 @@ fn table(report: &FitReport) -> Table {
     if units.is_some() {
         header.push("predicted".into());
         header.push("measured".into());
-        header.push(format!("upper@{:.0}%", report.options.confidence * 100.0));
+        header.push(format!(
+            "upper@{}",
+            percent_as_given(report.options.confidence)
+        ));
     }
     let mut table = Table::new(header).aligned(|column| match column {
         0 | 3 | 5 => Align::Left,
@@ -88,8 +92,8 @@ fn footnote(report: &FitReport) -> Vec<String> {
                 "{SHORTFALL} = predicted time of a {n}-unit run / (the probe's mean time per unit x {n}). {plain_mean_too_short}"
             ),
             format!(
-                "predicted, measured, upper@{:.0}%: a {n}-unit run's central projection, measured cost (the slowest run's projection: no --time goes below it) and upper bound, as calib budget computes them.",
-                report.options.confidence * 100.0
+                "predicted, measured, upper@{}: a {n}-unit run's central projection, measured cost (the slowest run's projection: no --time goes below it) and upper bound, as calib budget computes them.",
+                percent_as_given(report.options.confidence)
             ),
         ],
         None => vec![

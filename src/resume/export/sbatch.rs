@@ -10,6 +10,7 @@ use super::{command_line, ExportContext, Exporter};
 use crate::budget::export::GRID_VARIABLE;
 use crate::budget::Status;
 use crate::output::human_duration;
+use crate::output::percent_as_given;
 use crate::resume::ResumePlan;
 use crate::shell::comment_text;
 use crate::slurm::time::format_minutes;
@@ -76,14 +77,14 @@ impl Exporter for SbatchExporter {
             comment(
                 &mut out,
                 &format!(
-                    "stratum {}: {time} in {} ({}): predicted {}, projected at the runs' own pace {}, upper bound {} at {:.0}%",
+                    "stratum {}: {time} in {} ({}): predicted {}, projected at the runs' own pace {}, upper bound {} at {}",
                     s.stratum,
                     s.decision.partition.as_deref().unwrap_or("-"),
                     s.decision.status.as_str(),
                     human_duration(s.predicted_s),
                     human_duration(s.floor_s),
                     human_duration(s.upper_s),
-                    plan.confidence * 100.0
+                    percent_as_given(plan.confidence)
                 ),
             );
             for note in &s.notes {

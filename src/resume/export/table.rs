@@ -7,6 +7,7 @@ use std::io;
 use super::{command_lines, ExportContext, Exporter};
 use crate::budget::Status;
 use crate::output::human_duration;
+use crate::output::percent_as_given;
 use crate::output::table::{Align, Cell, Table};
 use crate::output::{FAILURE, WARNING};
 use crate::resume::ResumePlan;
@@ -39,7 +40,7 @@ impl Exporter for TableExporter {
                 } else {
                     "measured".into()
                 },
-                format!("upper@{:.0}%", plan.confidence * 100.0),
+                format!("upper@{}", percent_as_given(plan.confidence)),
                 "--time".into(),
                 "partition".into(),
                 "status".into(),
