@@ -798,3 +798,62 @@ fn sbatch_names_the_partition_only_outside_a_bucket_family() {
     let line = plain.lines().find(|l| l.starts_with("sbatch ")).unwrap();
     assert!(line.contains("--partition=long"), "{plain}");
 }
+
+// MODEL-DEPENDENT (model_json): a 300-unit run at about 60 s per unit needs
+// about 5 hours, more than the default partition's hour and less than a week.
+#[test]
+fn longer_partitions_left_out_of_play_are_named_with_the_flag_that_adds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write_arg(
+        dir.path(),
+        "m.json",
+        model_json(&[("dataset=A", 60.0)], None),
+    );
+    // A common layout: a short default partition, a long one, one of other
+    // hardware. By default only the default partition is in play.
+    let partitions = "short* 1:00:00\nlong 7-00:00:00\ngpu-a100 2-00:00:00\n";
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = ["--model", &model, "--units", "300", "--tasks", "2"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(["--partitions", partitions, "--format", "json"].map(String::from));
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let out = budget(dir.path(), &refs(&args(&[])), 3);
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let stratum = &doc["strata"][0];
+    assert_eq!(stratum["status"], "over_cap", "{doc}");
+    // The longest task is one segment, as submitted, and the hours requested
+    // are the segments together, not the unsubmittable single time.
+    let segments = stratum["segments"].as_u64().unwrap();
+    assert!(segments >= 5, "{doc}");
+    assert_eq!(doc["summary"]["longest"]["time_s"], 3600, "{doc}");
+    let requested = doc["summary"]["requested_hours"].as_f64().unwrap();
+    assert!((requested - 2.0 * segments as f64).abs() < 1e-9, "{doc}");
+    // The note names the longer partitions and the flag, shell-quoted.
+    let notes = doc["notes"].to_string();
+    assert_mentions(&notes, &["long 7-00:00:00", "gpu-a100 2-00:00:00"]);
+    // One flag per partition: both together would route the job to the
+    // shorter of them, which may be other hardware.
+    let quoted = Regex::new(r"--partition-regex '([^']+)' adds long")
+        .unwrap()
+        .captures(&notes)
+        .unwrap_or_else(|| panic!("no flag for long in {notes}"))[1]
+        .to_string();
+    assert!(!quoted.contains("gpu"), "{quoted}");
+    // Taken as the note gives it, the run fits a partition as one task.
+    let out = budget(dir.path(), &refs(&args(&["--partition-regex", &quoted])), 0);
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["strata"][0]["status"], "ok", "{doc}");
+    assert_eq!(doc["strata"][0]["partition"], "long", "{doc}");
+    assert!(
+        !doc["notes"].to_string().contains("--partition-regex"),
+        "{doc}"
+    );
+}
+
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}

@@ -197,6 +197,10 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         )?);
     }
     let mut notes = Vec::new();
+    let largest_cap_s = caps.iter().map(|c| c.limit_s).fold(0.0, f64::max);
+    if strata.iter().any(|s| s.projection.upper_s > largest_cap_s) {
+        notes.extend(longer_partitions_note(selection));
+    }
     if !left_out.is_empty() {
         notes.push(format!(
             "left out, not in the campaign grid: {} (the model measured them; the grid's arrays have no cell for them)",
@@ -220,6 +224,42 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         strata,
         notes,
     })
+}
+
+/// Where a run needs more than the partitions in play allow: the longer
+/// partitions of the list that are not in play, and for each the flag that
+/// adds it. calib adds none itself: another family may run other hardware or
+/// refuse the job, and once in play its cap would route the job there.
+pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
+    let longer = selection.longer_left_out();
+    if longer.is_empty() {
+        return None;
+    }
+    let names = |ps: &[&crate::slurm::partitions::Partition]| {
+        ps.iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let flags = longer
+        .iter()
+        .map(|p| {
+            format!(
+                "--partition-regex {} adds {}",
+                crate::shell::quote(&selection.regex_adding(p)),
+                p.name
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Some(format!(
+        "the partition list has longer caps not in play: {}; calib rounds into {} only, since other partitions may run other hardware or refuse these jobs. To add one that takes them: {flags}",
+        names(&longer),
+        match selection.partitions.len() {
+            1 => "the one partition in play".to_string(),
+            n => format!("the {n} partitions in play"),
+        },
+    ))
 }
 
 fn budget_stratum(

@@ -81,6 +81,27 @@ impl Decision {
         self.minutes * 60
     }
 
+    /// The `--time` one submitted task asks for: the time given, or for an
+    /// `over_cap` run each segment's; `None` where nothing is submitted
+    /// (`unsupported`, or no segment finishes a unit).
+    pub fn submitted_time_s(&self) -> Option<u64> {
+        match (self.status, self.segments) {
+            (Status::Ok | Status::RoundedDown, _) => Some(self.time_s()),
+            (Status::OverCap, Some(_)) => Some(self.segment_minutes() * 60),
+            (Status::OverCap, None) | (Status::Unsupported, _) => None,
+        }
+    }
+
+    /// What one run asks for in all: its `--time`, or an `over_cap` run's
+    /// segments together; 0 where nothing is submitted.
+    pub fn requested_s(&self) -> u64 {
+        let segments = match self.status {
+            Status::OverCap => self.segments.unwrap_or(0),
+            _ => 1,
+        };
+        self.submitted_time_s().map_or(0, |t| t * segments)
+    }
+
     /// The `--time` of each segment of an `over_cap` run: the largest cap in
     /// whole minutes (the longest `--time` for an unlimited one).
     pub fn segment_minutes(&self) -> u64 {

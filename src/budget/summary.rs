@@ -15,9 +15,12 @@ pub(crate) struct BucketLoad {
 pub(crate) struct Summary {
     /// In the order of the caps, then `over_cap`.
     pub buckets: Vec<BucketLoad>,
-    /// The stratum with the longest `--time`, and that time in seconds.
+    /// The stratum with the longest `--time` of one submitted task (an
+    /// `over_cap` run's segment), and that time in seconds; `None` when
+    /// nothing is submitted.
     pub longest: Option<(String, u64)>,
-    /// Sum over strata of tasks x `time_s`, in hours.
+    /// Sum over strata of tasks x what one run asks for (an `over_cap`
+    /// run's segments together; nothing for `unsupported`), in hours.
     pub(crate) requested_hours: f64,
     /// Sum over strata of tasks x `predicted_s`, in hours.
     pub(crate) predicted_hours: f64,
@@ -55,15 +58,16 @@ pub fn summarize(budget: &Budget) -> Summary {
     let longest = budget
         .strata
         .iter()
-        .max_by_key(|s| s.decision.time_s())
-        .map(|s| (s.stratum.clone(), s.decision.time_s()));
+        .filter_map(|s| Some((s, s.decision.submitted_time_s()?)))
+        .max_by_key(|&(_, time_s)| time_s)
+        .map(|(s, time_s)| (s.stratum.clone(), time_s));
     Summary {
         buckets,
         longest,
         requested_hours: budget
             .strata
             .iter()
-            .map(|s| s.tasks as f64 * s.decision.time_s() as f64 / 3600.0)
+            .map(|s| s.tasks as f64 * s.decision.requested_s() as f64 / 3600.0)
             .sum(),
         predicted_hours: budget
             .strata

@@ -21,7 +21,11 @@ pub struct PartitionArgs {
     pub partitions: String,
 
     /// Use the partitions of this family (a name minus its _bN suffix, e.g.
-    /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family.
+    /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family
+    /// (a name without a _bN suffix is a family of its own). Partitions of
+    /// other families are not used, since they may run other hardware; where a
+    /// run needs a longer cap than those in play allow, the notes name the
+    /// longer partitions and the --partition-regex that adds each.
     #[arg(long, value_name = "NAME", conflicts_with = "partition_regex")]
     pub partition_family: Option<String>,
 

@@ -669,6 +669,10 @@ pub fn plan(
             });
         }
     }
+    let mut notes = selected.notes;
+    if strata.iter().any(|s| s.decision.status == Status::OverCap) {
+        notes.extend(budget::longer_partitions_note(selection));
+    }
     Ok(ResumePlan {
         units: options.units,
         confidence: options.confidence,
@@ -676,7 +680,7 @@ pub fn plan(
         partitions: selection.description.clone(),
         strata,
         skipped: selected.skipped,
-        notes: selected.notes,
+        notes,
     })
 }
 

@@ -113,6 +113,8 @@ pub struct Selection {
     /// What was chosen and why, e.g. "family cpubase_bycore (the default
     /// partition's): b1 3:00:00, b2 12:00:00, ...".
     pub description: String,
+    /// The partitions of the list that were not chosen, in input order.
+    pub left_out: Vec<Partition>,
 }
 
 /// Splits a partition name into its family and bucket number: a trailing
@@ -769,9 +771,16 @@ impl PartitionList {
         partitions.sort_by_key(|p| p.limit);
         let may_shorten = !matches!(selector, Some(PartitionSelector::Regex(_)));
         let listing = describe_members(&partitions, may_shorten);
+        let left_out = self
+            .partitions
+            .iter()
+            .filter(|p| !partitions.iter().any(|c| c.name == p.name))
+            .cloned()
+            .collect();
         Ok(Selection {
             description: format!("{why}: {listing}"),
             partitions,
+            left_out,
         })
     }
 
@@ -850,6 +859,32 @@ impl PartitionList {
 }
 
 impl Selection {
+    /// The partitions left out whose cap is longer than every cap in play,
+    /// in input order: where a run needs more than the partitions in play
+    /// allow, the user should know that the list had longer ones (calib
+    /// cannot tell whether they run the same hardware and accept the job).
+    pub fn longer_left_out(&self) -> Vec<&Partition> {
+        let Some(longest_in_play) = self.partitions.iter().map(|p| p.limit).max() else {
+            return Vec::new();
+        };
+        self.left_out
+            .iter()
+            .filter(|p| p.limit > longest_in_play)
+            .collect()
+    }
+
+    /// The `--partition-regex` that keeps the partitions in play and adds
+    /// `extra`: their names, escaped, anchored, as alternatives.
+    pub fn regex_adding(&self, extra: &Partition) -> String {
+        let names: Vec<String> = self
+            .partitions
+            .iter()
+            .chain([extra])
+            .map(|p| regex::escape(&p.name))
+            .collect();
+        format!("^({})$", names.join("|"))
+    }
+
     /// True when every partition selected is a `_b<N>` bucket of one family:
     /// a cluster that routes such a family by `--time` (the Alliance's) needs
     /// no partition named in the sbatch lines.
@@ -916,6 +951,7 @@ mod tests {
                 })
                 .collect(),
             description: String::new(),
+            left_out: Vec::new(),
         }
     }
 
