@@ -364,3 +364,35 @@ fn a_torn_last_line_of_a_probe_file_is_skipped_even_when_it_still_parses() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("line 4") && err.contains("cut short"), "{err}");
 }
+
+#[test]
+fn seeds_numbered_within_each_configuration_are_distinct_runs() {
+    // seed 0, 1, 2 of dataset A and seed 0, 1, 2 of dataset B: six runs, three
+    // per stratum (the same seed number in two strata was refused as one run
+    // in two strata).
+    let dir = example_folder();
+    let runs = dir.path().join("runs.csv");
+    let out = calib(&[
+        "fit",
+        runs.to_str().unwrap(),
+        "--by",
+        "dataset,model",
+        "--run-col",
+        "seed",
+        "--unit-col",
+        "epoch",
+        "--time-col",
+        "seconds",
+        "--per-unit",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let strata = doc["model"]["strata"].as_array().unwrap();
+    assert_eq!(strata.len(), 2, "{doc}");
+    for s in strata {
+        assert_eq!(s["runs"], 3, "{s}");
+        assert_eq!(s["units_probed"], 36, "{s}");
+    }
+}

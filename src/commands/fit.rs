@@ -27,7 +27,7 @@ const AFTER_HELP: &str = "\
 Examples:
   calib fit calib-timings/ -o calib-model.json
   calib fit calib-timings/ --units 100 --plot cost.png
-  calib fit runs.csv --by dataset,model --unit-col epoch --time-col seconds --per-unit
+  calib fit runs.csv --by dataset,model --run-col seed --unit-col epoch --time-col seconds --per-unit
   cat timings.csv | calib fit - --format json
 
 The output: the table gives per stratum the runs and units probed, the per-unit cost at \
@@ -84,6 +84,8 @@ pub struct FitArgs {
     pub by: Vec<String>,
 
     /// Name of the run identifier column in a foreign table. Example: `--run-col seed`.
+    /// A run is its identifier within its stratum, so seeds numbered 0, 1, 2 in
+    /// every configuration are distinct runs.
     #[arg(long, default_value = "run", value_name = "COL")]
     pub run_col: String,
 

@@ -598,7 +598,8 @@ pub fn check_grid(plan: &ResumePlan, grid: &budget::grid::Grid, path: &str) -> R
 pub fn refit_with(probes: &Timings, tasks: &[TimedOutTask]) -> Result<ModelFile> {
     let mut merged = probes.clone();
     for task in tasks {
-        if !merged.runs.iter().any(|r| r.run == task.timings.run) {
+        let same = |r: &RunTimings| r.run == task.timings.run && r.stratum == task.timings.stratum;
+        if !merged.runs.iter().any(same) {
             merged.runs.push(task.timings.clone());
         }
     }

@@ -625,29 +625,20 @@ struct Place {
 struct RunBuilder {
     run: String,
     stratum: Stratum,
-    /// Index into the strata of the `Runs` that holds this builder.
-    stratum_id: usize,
     fingerprint: Fingerprint,
     /// (unit, time, where)
     points: Vec<(u64, f64, Place)>,
     end: Option<(RunEnd, u64, f64, Place)>,
 }
 
-impl RunBuilder {
-    fn first_line(&self) -> u64 {
-        self.points
-            .first()
-            .map(|p| p.2.line)
-            .or(self.end.as_ref().map(|e| e.3.line))
-            .unwrap_or(0)
-    }
-}
-
 /// Runs being read: of one chunk of a file, or (merged) of every input.
 #[derive(Default)]
 struct Runs {
     runs: Vec<RunBuilder>,
-    index: HashMap<String, usize>,
+    /// A run is its identifier within its stratum: tables number their seeds
+    /// per configuration (seed 0, 1, 2 of each dataset). Per identifier, the
+    /// (stratum id, slot) of each of its runs.
+    index: HashMap<String, Vec<(usize, usize)>>,
     strata: StrataCache,
     /// The previous row's run and raw stratum text and its slot: consecutive
     /// rows of one run skip the lookups.
@@ -655,28 +646,29 @@ struct Runs {
 }
 
 impl Runs {
+    /// The slot of run `run` of the stratum `stratum_id`, if read already.
+    fn slot_of(&self, run: &str, stratum_id: usize) -> Option<usize> {
+        self.index
+            .get(run)?
+            .iter()
+            .find(|&&(id, _)| id == stratum_id)
+            .map(|&(_, slot)| slot)
+    }
+
     /// Moves the runs of `other` (read after everything in `self`) into `self`.
     fn merge(&mut self, other: Runs, origin: &Origin) -> Result<()> {
         for b in other.runs {
             let stratum_id = self.strata.intern(&b.stratum);
-            match self.index.get(&b.run) {
+            match self.slot_of(&b.run, stratum_id) {
                 None => {
-                    self.index.insert(b.run.clone(), self.runs.len());
-                    self.runs.push(RunBuilder { stratum_id, ..b });
+                    self.index
+                        .entry(b.run.clone())
+                        .or_default()
+                        .push((stratum_id, self.runs.len()));
+                    self.runs.push(b);
                 }
-                Some(&slot) => {
-                    let line = b.first_line();
+                Some(slot) => {
                     let into = &mut self.runs[slot];
-                    if into.stratum_id != stratum_id {
-                        return Err(Error::input(
-                            origin.clone(),
-                            Some(line),
-                            format!(
-                                "run `{}` is in stratum `{}` here but in `{}` on an earlier row; a run belongs to one stratum (are two campaigns sharing run identifiers?)",
-                                b.run, b.stratum, into.stratum
-                            ),
-                        ));
-                    }
                     if let Some(end) = b.end {
                         if into.end.is_some() {
                             return Err(Error::input(
@@ -1174,8 +1166,8 @@ impl Table<'_> {
             let stratum_id = runs
                 .strata
                 .lookup(stratum_text, &columns.by, &field, &bad)?;
-            let slot = match runs.index.get(run) {
-                Some(&slot) => slot,
+            let slot = match runs.slot_of(run, stratum_id) {
+                Some(slot) => slot,
                 None => {
                     let mut fingerprint = Fingerprint::default();
                     // These reach job scripts and their comments (`calib budget
@@ -1210,23 +1202,18 @@ impl Table<'_> {
                     runs.runs.push(RunBuilder {
                         run: run.to_string(),
                         stratum: runs.strata.get(stratum_id).clone(),
-                        stratum_id,
                         fingerprint,
                         points: Vec::new(),
                         end: None,
                     });
-                    runs.index.insert(run.to_string(), runs.runs.len() - 1);
-                    runs.runs.len() - 1
+                    let slot = runs.runs.len() - 1;
+                    runs.index
+                        .entry(run.to_string())
+                        .or_default()
+                        .push((stratum_id, slot));
+                    slot
                 }
             };
-            let builder = &runs.runs[slot];
-            if builder.stratum_id != stratum_id {
-                return Err(bad(format!(
-                    "run `{run}` is in stratum `{}` here but in `{}` on an earlier row; a run belongs to one stratum (are two campaigns sharing run identifiers?)",
-                    runs.strata.get(stratum_id),
-                    builder.stratum
-                )));
-            }
             match &mut runs.last {
                 Some((r, s, l)) => {
                     r.clear();

@@ -306,12 +306,14 @@ pub fn example_folder() -> tempfile::TempDir {
     std::fs::create_dir(here.join("calib-timings")).unwrap();
     write_file(&here.join("calib-timings"), "a.csv", &probe_rows);
     write_file(here, "timings.csv", &probe_rows);
-    let mut runs = String::from("run,dataset,model,epoch,seconds\n");
-    for run in 0..3 {
+    // A foreign table as a training script writes it: seeds numbered within
+    // each configuration (seed 0 of A is not seed 0 of B).
+    let mut runs = String::from("seed,dataset,model,epoch,seconds\n");
+    for seed in 0..3 {
         for (dataset, seconds) in [("A", 10.0), ("B", 20.0)] {
             for epoch in 1..=12 {
-                let took = seconds * (1.0 + 0.01 * f64::from(run));
-                runs.push_str(&format!("{dataset}{run},{dataset},7B,{epoch},{took}\n"));
+                let took = seconds * (1.0 + 0.01 * f64::from(seed));
+                runs.push_str(&format!("{seed},{dataset},7B,{epoch},{took}\n"));
             }
         }
     }
