@@ -22,6 +22,10 @@ pub(crate) const SLUG_MAX: usize = 64;
 /// Hex digits of the hash that ends a shortened slug (64 bits).
 const SLUG_HASH_DIGITS: usize = 16;
 
+/// Why a label may not hold a `;`.
+const SEMICOLON: &str =
+    "holds a `;`, which separates the labels in the CALIB_STRATUM that jobs receive";
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Stratum {
     labels: BTreeMap<String, String>,
@@ -29,7 +33,8 @@ pub struct Stratum {
 
 impl Stratum {
     /// Parses `k=v[,k=v]...` in any order. Keys must be non-empty and unique;
-    /// neither keys nor values may contain `,` or `=`.
+    /// neither keys nor values may contain `,`, `=` or `;` (which separates
+    /// the labels in the `CALIB_STRATUM` jobs receive).
     pub fn parse(text: &str) -> Result<Stratum, String> {
         // Before trimming: a newline at either end is refused, not hidden.
         refuse_control("stratum", text)?;
@@ -54,6 +59,9 @@ impl Stratum {
         if key.is_empty() {
             return Err(format!("`{pair}` has an empty key"));
         }
+        if pair.contains(';') {
+            return Err(format!("`{pair}` {SEMICOLON}; separate labels with `,`"));
+        }
         if value.contains('=') {
             return Err(format!("`{pair}`: a value may not contain `=`"));
         }
@@ -64,10 +72,15 @@ impl Stratum {
     pub fn insert(&mut self, key: &str, value: &str) -> Result<(), String> {
         refuse_control("label key", key)?;
         refuse_control(&format!("the value of label `{key}`"), value)?;
-        if key.contains(',') || value.contains(',') || key.contains('=') || value.contains('=') {
+        if [key, value].iter().any(|t| t.contains([',', '='])) {
             return Err(format!(
                 "label `{key}={value}`: keys and values may not contain `,` or `=`"
             ));
+        }
+        // `;` separates the labels in CALIB_STRATUM (`,` cannot: sbatch's
+        // --export splits on it), so a `;` inside a label would split it there.
+        if key.contains(';') || value.contains(';') {
+            return Err(format!("label `{key}={value}` {SEMICOLON}"));
         }
         if self.labels.contains_key(key) {
             return Err(format!("the key `{key}` is given twice"));
@@ -157,6 +170,22 @@ impl fmt::Display for Stratum {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_semicolon_is_refused_wherever_a_label_is_made() {
+        // CALIB_STRATUM carries `dataset=Y;model=7B`: a `;` in a value would
+        // turn one label into two in every job of the array.
+        for text in ["name=x;y", "name=x;model=7B", "a;b=1"] {
+            let why = Stratum::parse(text).unwrap_err();
+            assert!(why.contains("holds a `;`"), "{text}: {why}");
+            // Said once, not once per layer that quotes it.
+            assert_eq!(why.matches(text).count(), 1, "{why}");
+        }
+        let why = Stratum::default().insert("name", "x;y").unwrap_err();
+        assert!(why.contains("holds a `;`"), "{why}");
+        assert!(Stratum::default().insert("na;me", "x").is_err());
+        assert!(Stratum::parse("name=x,model=7B").is_ok());
+    }
     use super::*;
 
     #[test]

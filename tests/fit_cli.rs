@@ -396,3 +396,21 @@ fn seeds_numbered_within_each_configuration_are_distinct_runs() {
         assert_eq!(s["units_probed"], 36, "{s}");
     }
 }
+
+#[test]
+fn a_semicolon_in_a_stratum_is_refused_with_its_line() {
+    // Budget would hand `name=x;y` to the jobs as two labels.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s\nr1,name=a,1,1.0\nr2,\"name=x;y\",1,1.0\n",
+    );
+    let out = calib(&["fit", &f]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("t.csv, line 3") && err.contains("holds a `;`"),
+        "{err}"
+    );
+}

@@ -242,6 +242,12 @@ fn bad_stratum(text: &str, why: &str) -> Error {
     Error::input(
         Origin::Argument("--stratum".into()),
         None,
-        format!("`{text}`: {why}; expected key=value labels such as dataset=Y,model=7B"),
+        // The reason may quote the whole text already (a single label).
+        match why.starts_with(&format!("`{text}`")) {
+            true => format!("{why}; expected key=value labels such as dataset=Y,model=7B"),
+            false => {
+                format!("`{text}`: {why}; expected key=value labels such as dataset=Y,model=7B")
+            }
+        },
     )
 }
