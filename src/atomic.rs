@@ -32,6 +32,14 @@ pub(crate) enum IfExists {
     Keep,
 }
 
+/// The same error without the path some wrappers add to its message.
+fn without_path(e: &std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::from(e.kind()),
+    }
+}
+
 /// Writes `bytes` to `path` atomically (see the module docs).
 pub(crate) fn write_file(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<()> {
     write_file_with(path, if_exists, |file, _| {
@@ -61,12 +69,22 @@ pub(crate) fn write_file_with(
         Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
         None => ".tmp".to_string(),
     };
+    if !dir.is_dir() {
+        // A path the user typed, not a failure of the system: exit status 2.
+        return Err(Error::Refused(format!(
+            "cannot write {}: the folder {} does not exist; create it first, or give a path in an existing folder",
+            path.display(),
+            dir.display()
+        )));
+    }
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{stem}."))
         .suffix(&suffix)
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(&dir)
-        .map_err(failed)?;
+        // tempfile's message names its temporary file, which the user never
+        // asked for: the error's own description is enough beside the target.
+        .map_err(|e| failed(without_path(&e)))?;
     let temp_path = temp.path().to_path_buf();
     fill(temp.as_file_mut(), &temp_path)?;
     // `fill` may have written through the path: the sync covers the inode,

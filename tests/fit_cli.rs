@@ -414,3 +414,45 @@ fn a_semicolon_in_a_stratum_is_refused_with_its_line() {
         "{err}"
     );
 }
+
+#[test]
+fn an_output_path_in_a_missing_folder_is_bad_usage_named_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = synth::spread_case(15, 2);
+    let f = write_arg(dir.path(), "t.csv", &csv);
+    let missing = dir.path().join("nodir");
+    for flag in ["-o", "--plot"] {
+        let target = missing.join(if flag == "-o" { "m.json" } else { "p.svg" });
+        let out = calib(&["fit", &f, flag, target.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(target.to_str().unwrap()), "{err}");
+        assert!(err.contains("does not exist"), "{err}");
+        // The temporary file calib would have written (`.m.json.XXXX.tmp.json`)
+        // is not the user's.
+        assert!(
+            !err.contains(".m.json.") && !err.contains(".p.svg."),
+            "{err}"
+        );
+    }
+    assert!(!missing.exists());
+}
+
+#[test]
+fn a_folder_whose_timings_are_in_subfolders_names_them() {
+    // The bundled corpus keeps each program's probes and full runs apart.
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = dir.path().join("campaign");
+    std::fs::create_dir_all(campaign.join("probe")).unwrap();
+    std::fs::create_dir_all(campaign.join("notes")).unwrap();
+    let (csv, _) = synth::spread_case(15, 2);
+    write_arg(&campaign.join("probe"), "a.csv", &csv);
+    let out = calib(&["fit", campaign.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(campaign.join("probe").to_str().unwrap()),
+        "{err}"
+    );
+    assert!(!err.contains("notes"), "{err}");
+}

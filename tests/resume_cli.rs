@@ -678,3 +678,26 @@ fn a_cap_that_cannot_hold_a_restart_and_a_unit_gets_no_segments_and_no_line() {
     let text = stdout(&run("sbatch"));
     assert!(!text.contains("sbatch --array"), "{text}");
 }
+
+#[test]
+fn timings_that_hold_no_run_are_bad_input_not_a_campaign_without_kills() {
+    // A mistyped folder used to end "no task to resubmit" with status 0.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let header_only = dir.path().join("header.csv");
+    std::fs::write(&header_only, "run,stratum,unit,elapsed_s\n").unwrap();
+    for timings in [empty.as_path(), header_only.as_path()] {
+        let out = calib()
+            .current_dir(repo_file(""))
+            .args(["resume", "data/spread-20.csv", "--timings"])
+            .arg(timings)
+            .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("--timings"), "{err}");
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
+}

@@ -901,9 +901,10 @@ dataset = ["X", "Y"]
             ("output = \"{nope}\"\n[axes]\nseed = [0]\n", 1),
             ("output = \"{tag\"\n[axes]\nseed = [0]\n", 1),
             ("output = \"{tag}\"\n[axes]\nseed = [0, 0]\n", 3),
+            // The value's line, not the stratum list's.
             (
                 "output = \"{tag}\"\nstratum = [\"d\"]\n[axes]\nd = [\"a,b\"]\n",
-                2,
+                4,
             ),
             ("output = \"{tag}\"\nunknown = 1\n[axes]\nseed = [0]\n", 2),
         ];

@@ -11,7 +11,7 @@ use crate::budget::grid::{is_campaign_grid, Grid, MAX_COUNT};
 use crate::commands::budget::NamePartition;
 use crate::commands::flags;
 use crate::commands::input::{load_model_file, read_text_argument, read_timings_warned};
-use crate::error::{Error, Result, EXIT_OVER_CAP};
+use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::output;
 use crate::resume::export::{script_of, ExportContext, Format};
@@ -156,6 +156,17 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
     }
 
     let tasks = read_timings_warned(&args.timings)?;
+    // Nothing read is a wrong path, not a campaign without killed tasks.
+    if tasks.runs.is_empty() {
+        return Err(Error::input(
+            Origin::Argument("--timings".into()),
+            None,
+            match tasks.sources.len() {
+                0 => "no timings file was read (see the warnings above); expected the campaign tasks' probe timings (calib probe's CSV files, or their folder)",
+                _ => "the files hold no run; expected the campaign tasks' probe timings (calib probe's CSV files, or their folder)",
+            },
+        ));
+    }
     let sacct = match (&args.sacct, &args.jobs) {
         (Some(value), _) => Some(read_text_argument(value, "--sacct")?),
         (None, Some(jobs)) => Some(

@@ -99,8 +99,12 @@ pub enum IngestWarning {
     /// The last line of a file has no line break: taken as cut short by a kill
     /// while it was written, and skipped.
     TornLastLine { origin: String, line: u64 },
-    /// A folder held no `*.csv` file.
-    EmptyFolder { path: PathBuf },
+    /// A folder held no `*.csv` file; `subfolders` are those of its
+    /// subfolders that do (calib reads one level only).
+    EmptyFolder {
+        path: PathBuf,
+        subfolders: Vec<PathBuf>,
+    },
     /// A file was empty (not even a header): skipped.
     EmptyFile { origin: String },
     /// A `*.csv` entry of a folder that is not a regular file (a FIFO, a
@@ -169,7 +173,17 @@ impl fmt::Display for IngestWarning {
                 f,
                 "{origin}: the file is empty (a task killed before its first row?); skipped it"
             ),
-            IngestWarning::EmptyFolder { path } => write!(
+            IngestWarning::EmptyFolder { path, subfolders } if !subfolders.is_empty() => write!(
+                f,
+                "{}: the folder holds no *.csv file, and calib does not look into its subfolders; nothing read from it. These hold *.csv files, name the ones you mean: {}",
+                path.display(),
+                subfolders
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            IngestWarning::EmptyFolder { path, .. } => write!(
                 f,
                 "{}: the folder holds no *.csv file; nothing read from it",
                 path.display()
@@ -218,6 +232,7 @@ pub(super) fn expand_inputs(
                 }
                 warnings.push(IngestWarning::EmptyFolder {
                     path: input.clone(),
+                    subfolders: subfolders_with_csv(input),
                 });
             }
             // Only regular files (symbolic links followed): opening a FIFO
@@ -235,6 +250,25 @@ pub(super) fn expand_inputs(
         }
     }
     Ok(files)
+}
+
+/// The subfolders of `folder` that hold a `*.csv` file, sorted, for the
+/// warning about a folder that holds none itself.
+fn subfolders_with_csv(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .filter(|p| {
+            std::fs::read_dir(p).is_ok_and(|mut inner| {
+                inner.any(|e| e.is_ok_and(|e| has_extension(&e.path(), "csv")))
+            })
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// Reads every input and returns its runs, checked: no duplicate (run, unit), no
