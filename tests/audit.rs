@@ -945,3 +945,26 @@ fn the_help_example_is_what_audit_reports() {
     assert!(cells.contains(&format!("{percent}%").as_str()), "{text}");
     assert!(cells.contains(&format!("{headroom}x").as_str()), "{text}");
 }
+
+#[test]
+fn single_jobs_are_called_jobs_and_arrays_arrays() {
+    // Real sacct output: eight single jobs on one cluster, one 4-task array
+    // on the lab's.
+    let lines = |sample: &str| {
+        let out = bin()
+            .args(["audit", &format!("@tests/data/sacct/{sample}")])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let singles = lines("sacct-ulhpc-iris.txt");
+    assert!(
+        singles.contains(": job 2243517: 1 task, TIMEOUT 1"),
+        "{singles}"
+    );
+    assert!(!singles.contains(": array "), "{singles}");
+    let array = lines("lab-audit-array.txt");
+    assert!(array.contains(": array 4: 4 tasks"), "{array}");
+}

@@ -117,7 +117,7 @@ fn command_lines_carry_every_option_after_their_provenance_and_no_directive_bloc
             "measured cost",
             "upper bound",
             "margin",
-            "measured:",
+            "fitted:",
         ] {
             assert!(all.contains(word), "no `{word}` in\n{all}");
         }

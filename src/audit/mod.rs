@@ -166,6 +166,9 @@ pub struct Usage {
 pub struct ArrayAudit {
     /// The array's master job id, or the job id of a job outside any array.
     pub array: String,
+    /// Whether `array` is an array's (its rows' job ids are `<array>_<task>`),
+    /// not a single job's.
+    pub is_array: bool,
     pub usage: Usage,
 }
 
@@ -587,25 +590,26 @@ pub fn audit(table: &SacctTable, options: &AuditOptions) -> Audit {
         .into_iter()
         .map(|(group, source, rows)| {
             let usage = usage_of(&rows, &reached, options.units);
-            let mut arrays: Vec<(String, Vec<&SacctRow>)> = Vec::new();
+            let mut arrays: Vec<(String, bool, Vec<&SacctRow>)> = Vec::new();
             for row in &rows {
-                let key = row
+                let (key, is_array) = row
                     .job_id
                     .as_ref()
                     .map(|id| match id.array_job() {
-                        Some(job) => job.to_string(),
-                        None => id.allocation_text().to_string(),
+                        Some(job) => (job.to_string(), true),
+                        None => (id.allocation_text().to_string(), false),
                     })
                     .unwrap_or_default();
-                match arrays.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, list)) => list.push(row),
-                    None => arrays.push((key, vec![row])),
+                match arrays.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some((_, _, list)) => list.push(row),
+                    None => arrays.push((key, is_array, vec![row])),
                 }
             }
             let arrays = arrays
                 .into_iter()
-                .map(|(array, rows)| ArrayAudit {
+                .map(|(array, is_array, rows)| ArrayAudit {
                     array,
+                    is_array,
                     usage: usage_of(&rows, &reached, options.units),
                 })
                 .collect();

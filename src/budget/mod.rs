@@ -49,7 +49,8 @@ pub struct Basis {
     /// Longest probed run, in units.
     pub probe_units: u64,
     pub model: String,
-    /// Per-unit cost at the first unit and at the probe's last (startup apart).
+    /// The fitted per-unit cost at the first unit and at the probe's last, at
+    /// the runs' mean level (startup apart): the model's, not a unit's as timed.
     pub(crate) rate_first_s: f64,
     pub(crate) rate_last_s: f64,
     /// The fitted startup (seconds before the first unit's own work).

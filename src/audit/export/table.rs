@@ -132,8 +132,9 @@ fn write_notes(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             for a in &g.arrays {
                 write!(
                     out,
-                    "  {}: array {}: {} task{}, {}",
+                    "  {}: {} {}: {} task{}, {}",
                     g.group,
+                    if a.is_array { "array" } else { "job" },
                     a.array,
                     a.usage.tasks,
                     if a.usage.tasks == 1 { "" } else { "s" },
@@ -173,6 +174,7 @@ fn write_summary(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
         out,
         "min, median, max: elapsed time of the COMPLETED tasks. used: the share of its time \
          limit that the slowest task used (elapsed / limit); headroom: its limit / its \
-         elapsed, the margin the campaign really had (below 1.00x the task was killed)."
+         elapsed, the margin the campaign really had (a task killed at its limit shows 1.00x, \
+         or just below: it needed more)."
     )
 }
