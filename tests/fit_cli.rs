@@ -456,3 +456,27 @@ fn a_folder_whose_timings_are_in_subfolders_names_them() {
     );
     assert!(!err.contains("notes"), "{err}");
 }
+
+#[test]
+fn runs_that_exited_with_a_failure_are_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = |end_r1: &str| {
+        format!(
+            "run,stratum,unit,elapsed_s,end\n\
+             r1,d=a,1,1.0,\nr1,d=a,2,2.0,\nr1,d=a,3,3.0,\nr1,d=a,3,3.1,{end_r1}\n\
+             r2,d=a,1,1.0,\nr2,d=a,2,2.1,\nr2,d=a,3,3.0,\nr2,d=a,3,3.0,exit:0\n"
+        )
+    };
+    let failed = write_arg(dir.path(), "failed.csv", rows("exit:7"));
+    let err = stderr(&calib(&["fit", &failed]));
+    assert!(
+        err.contains("1 of 2 run(s) ended with a failure (run r1: exit status 7 after 3 units)"),
+        "{err}"
+    );
+    // Killed by a signal (a probe's --timeout) or exiting 0 is no failure.
+    for end in ["exit:0", "signal:TERM"] {
+        let ok = write_arg(dir.path(), "ok.csv", rows(end));
+        let err = stderr(&calib(&["fit", &ok]));
+        assert!(!err.contains("ended with a failure"), "{end}: {err}");
+    }
+}

@@ -87,7 +87,7 @@ use crate::model::{ModelFile, ModelFingerprint, StratumModel, Unsupported};
 use crate::parallel;
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 use crate::stats::median;
-use crate::timings::{RunTimings, Timings};
+use crate::timings::{RunEnd, RunTimings, Timings};
 use divergence::{CampaignPrior, DivergencePrior, RunDivergence};
 
 /// Knobs of the fit; the defaults are the documented method.
@@ -628,6 +628,7 @@ fn fit_stratum(
         points: &data.points,
         options,
     });
+    w.extend(failed_runs(display, runs));
     w.extend(method_warnings(
         display,
         &forms,
@@ -978,6 +979,28 @@ fn form_weights(choice: &select::Choice, plausible: &[CurveFit]) -> Vec<f64> {
         let n = plausible.len().max(1) as f64;
         vec![1.0 / n; plausible.len()]
     }
+}
+
+/// Runs whose command exited with a failure status (not killed by a signal
+/// nor stopped at --units): their finished units are fitted as timed, but a
+/// program that failed may not have done a full run's work.
+fn failed_runs(display: &str, runs: &[&RunTimings]) -> Option<FitWarning> {
+    let failed: Vec<(&RunTimings, i32, u64)> = runs
+        .iter()
+        .filter_map(|r| match &r.end {
+            Some((RunEnd::Exit(code), units, _)) if *code != 0 => Some((*r, *code, *units)),
+            _ => None,
+        })
+        .collect();
+    let &(first, code, units) = failed.first()?;
+    Some(FitWarning::FailedRuns {
+        stratum: display.to_string(),
+        failed: failed.len(),
+        runs: runs.len(),
+        example: first.run.clone(),
+        code,
+        units,
+    })
 }
 
 /// What the warnings of one stratum are decided from.

@@ -65,6 +65,16 @@ pub enum FitWarning {
         first_s: f64,
         typical_s: f64,
     },
+    /// Runs whose command exited with a failure status.
+    FailedRuns {
+        stratum: String,
+        failed: usize,
+        runs: usize,
+        /// One of them, its exit status and the units it had finished.
+        example: String,
+        code: i32,
+        units: u64,
+    },
     /// A stratum with one run: the spread between runs is assumed, not measured.
     SpreadUnmeasured { stratum: String, assumed_pct: f64 },
     /// A few units many times slower than their neighbours, evened out.
@@ -116,6 +126,7 @@ impl FitWarning {
             | FitWarning::CurvatureUnmeasured { stratum, .. }
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. }
+            | FitWarning::FailedRuns { stratum, .. }
             | FitWarning::GeometricGrowth { stratum, .. }
             | FitWarning::Onset { stratum, .. }
             | FitWarning::TransientUnits { stratum, .. }
@@ -209,6 +220,10 @@ impl fmt::Display for FitWarning {
             FitWarning::Onset { stratum, factor_per_unit, growing_pct, probe_units, settle_units } => write!(
                 f,
                 "{stratum}: per-unit cost took off during the probe: a base plus a part multiplying by about x{factor_per_unit:.3} per unit, {growing_pct:.0}% of unit {probe_units}'s cost (the onset form); calib projects that part multiplying up to --units, so a small error in its factor compounds: probe one run to {settle_units} units (calib probe --units {settle_units}) to see whether the growth goes on"
+            ),
+            FitWarning::FailedRuns { stratum, failed, runs, example, code, units } => write!(
+                f,
+                "{stratum}: {failed} of {runs} run(s) ended with a failure (run {example}: exit status {code} after {units} units); their finished units are fitted as timed, but a program that failed may not have done a full run's work: check its output, and probe again if it crashed"
             ),
             FitWarning::SpreadUnmeasured { stratum, assumed_pct } => write!(
                 f,
