@@ -167,8 +167,7 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 
 /// A tick label: as few decimals as tell the ticks apart (`2`, `2.5`, `0.25`).
 pub(crate) fn tick(value: f64) -> String {
-    let text = format!("{value:.6}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
+    crate::output::trimmed(value, 6)
 }
 
 /// A legend glyph that shows the run colours in use side by side, for the

@@ -21,11 +21,23 @@ pub(crate) fn percent(share: f64, decimals: usize) -> String {
 /// Rounded to a fixed number of decimals, 0.999 would read `100%`, a confidence
 /// no bound states.
 pub(crate) fn percent_as_given(share: f64) -> String {
-    let plain = figure(share * 100.0, 4, "");
-    if plain.contains('.') && !plain.contains('e') {
-        format!("{}%", plain.trim_end_matches('0').trim_end_matches('.'))
+    let value = share * 100.0;
+    if value.is_finite() && value.abs() < PLAIN_BELOW {
+        format!("{}%", trimmed(value, 4))
     } else {
-        format!("{plain}%")
+        figure(value, 4, "%")
+    }
+}
+
+/// `value` with at most `decimals` decimals and no trailing zeros (`2`,
+/// `2.5`, `0.25`): plot ticks and stated figures, which have the decimals
+/// they have.
+pub(crate) fn trimmed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
     }
 }
 
