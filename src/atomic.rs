@@ -69,10 +69,17 @@ pub(crate) fn write_file_with(
         Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
         None => ".tmp".to_string(),
     };
-    if !dir.is_dir() {
-        // A path the user typed, not a failure of the system: exit status 2.
+    // A folder that is not there is a path the user typed, not a failure of
+    // the system: exit status 2. Any other trouble with it (permissions) is
+    // the system's, reported below as the write fails.
+    let folder_problem = match std::fs::metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist"),
+        Ok(meta) if !meta.is_dir() => Some("is not a folder"),
+        _ => None,
+    };
+    if let Some(problem) = folder_problem {
         return Err(Error::Refused(format!(
-            "cannot write {}: the folder {} does not exist; create it first, or give a path in an existing folder",
+            "cannot write {}: {} {problem}; give a path in an existing folder",
             path.display(),
             dir.display()
         )));

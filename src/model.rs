@@ -247,8 +247,8 @@ impl Unsupported {
                 percent(*unit_share, 0)
             ),
             Unsupported::ProbeTooShort { probe_units } => format!(
-                "unsupported: the longest probed run has {probe_units} unit(s), too few for calib to test how the cost per unit extrapolates (it fits the early units of a probe and checks the later ones, from {MIN_TREND_UNITS} units on), and the run is {:.0}x longer; probe at least one run to {MIN_TREND_UNITS} units (calib probe --units {MIN_TREND_UNITS}) and fit again",
-                units as f64 / (*probe_units).max(1) as f64
+                "unsupported: the longest probed run has {probe_units} unit(s), too few for calib to test how the cost per unit extrapolates (it fits the early units of a probe and checks the later ones, from {MIN_TREND_UNITS} units on), and the run is {} longer; probe at least one run to {MIN_TREND_UNITS} units (calib probe --units {MIN_TREND_UNITS}) and fit again",
+                factor(units as f64 / (*probe_units).max(1) as f64, 0)
             ),
             Unsupported::TrendUnresolved {
                 hidden_growth,
@@ -268,7 +268,8 @@ impl Unsupported {
                 factor(1.0 + excess, 1)
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
-                "unsupported: per-unit cost multiplied by about x{factor_per_unit:.2} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)"
+                "unsupported: per-unit cost multiplied by about {} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)",
+                factor(*factor_per_unit, 2)
             ),
         }
     }

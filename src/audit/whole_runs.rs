@@ -66,8 +66,8 @@ pub(crate) fn whole_run_rows(
 }
 
 /// The stratum a task's whole-run row is filed under: the comment's stratum, or
-/// `name=<group>` when only a job name is known (`,` and `=` would split the
-/// label, so they become `_`).
+/// `name=<group>` when only a job name is known (`,`, `=` and `;` would split
+/// the label, so they become `_`).
 fn stratum_for(row: &SacctRow, options: &AuditOptions) -> Stratum {
     if let Some(stratum) = comment_stratum(row) {
         return stratum;
@@ -75,7 +75,7 @@ fn stratum_for(row: &SacctRow, options: &AuditOptions) -> Stratum {
     let (group, _) = group_of(row, options.by_name.as_ref());
     let value: String = group
         .chars()
-        .map(|c| if c == ',' || c == '=' { '_' } else { c })
+        .map(|c| if matches!(c, ',' | '=' | ';') { '_' } else { c })
         .collect();
     let mut stratum = Stratum::default();
     let _ = stratum.insert("name", &value);
@@ -95,8 +95,8 @@ JobID|JobIDRaw|JobName|State|Elapsed|Timelimit|Comment
 10_1|11|calib-a|COMPLETED|00:01:40|00:10:00|calib stratum=dataset=Y
 10_1.batch|11.batch|batch|COMPLETED|00:01:40||
 10_2|12|calib-a|TIMEOUT|00:10:00|00:10:00|calib stratum=dataset=Y
-20|20|sweep=x,y|FAILED|00:00:05|00:10:00|
-20|20|sweep=x,y|COMPLETED|00:02:00|00:10:00|
+20|20|sweep=x,y;z|FAILED|00:00:05|00:10:00|
+20|20|sweep=x,y;z|COMPLETED|00:02:00|00:10:00|
 ";
         let table = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap();
         let rows = whole_run_rows(&table, &AuditOptions::default(), 40, Some("narval"));
@@ -116,7 +116,7 @@ JobID|JobIDRaw|JobName|State|Elapsed|Timelimit|Comment
             summary,
             [
                 ("10_1", "dataset=Y".to_string(), 40, 100.0, Some("11")),
-                ("20", "name=sweep_x_y".to_string(), 40, 120.0, Some("20")),
+                ("20", "name=sweep_x_y_z".to_string(), 40, 120.0, Some("20")),
             ]
         );
         assert!(rows

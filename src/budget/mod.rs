@@ -198,8 +198,10 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         )?);
     }
     let mut notes = Vec::new();
-    let largest_cap_s = caps.iter().map(|c| c.limit_s).fold(0.0, f64::max);
-    if strata.iter().any(|s| s.projection.upper_s > largest_cap_s) {
+    if strata
+        .iter()
+        .any(|s| s.decision.needs_a_longer_cap(s.projection.upper_s))
+    {
         notes.extend(longer_partitions_note(selection));
     }
     if !left_out.is_empty() {
@@ -254,7 +256,7 @@ pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
         .collect::<Vec<_>>()
         .join("; ");
     Some(format!(
-        "the partition list has longer caps not in play: {}; calib rounds into {} only, since other partitions may run other hardware or refuse these jobs. To add one that takes them: {flags}",
+        "the partition list has longer caps not in play: {}; calib rounds into {} only, since other partitions may run other hardware or refuse these jobs. To add one, if it takes them: {flags}",
         names(&longer),
         match selection.partitions.len() {
             1 => "the one partition in play".to_string(),

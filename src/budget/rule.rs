@@ -81,25 +81,19 @@ impl Decision {
         self.minutes * 60
     }
 
-    /// The `--time` one submitted task asks for: the time given, or for an
-    /// `over_cap` run each segment's; `None` where nothing is submitted
-    /// (`unsupported`, or no segment finishes a unit).
-    pub fn submitted_time_s(&self) -> Option<u64> {
-        match (self.status, self.segments) {
-            (Status::Ok | Status::RoundedDown, _) => Some(self.time_s()),
-            (Status::OverCap, Some(_)) => Some(self.segment_minutes() * 60),
-            (Status::OverCap, None) | (Status::Unsupported, _) => None,
-        }
+    /// Whether a run bounded by `upper_s` needs more than every cap in play
+    /// allows (`over_cap`, or a margin cut to fit the largest cap): then a
+    /// longer partition left out of play is worth naming. Not for
+    /// `unsupported`, which gets no time at all.
+    pub fn needs_a_longer_cap(&self, upper_s: f64) -> bool {
+        self.status != Status::Unsupported && upper_s > self.largest_cap_s
     }
 
-    /// What one run asks for in all: its `--time`, or an `over_cap` run's
-    /// segments together; 0 where nothing is submitted.
-    pub fn requested_s(&self) -> u64 {
-        let segments = match self.status {
-            Status::OverCap => self.segments.unwrap_or(0),
-            _ => 1,
-        };
-        self.submitted_time_s().map_or(0, |t| t * segments)
+    /// The `--time` a submitted task asks for: the time given where there is
+    /// one to submit (`ok`, `rounded_down`); `None` for `over_cap` (its sbatch
+    /// line is commented out until the run is split) and `unsupported`.
+    pub fn submitted_time_s(&self) -> Option<u64> {
+        matches!(self.status, Status::Ok | Status::RoundedDown).then(|| self.time_s())
     }
 
     /// The `--time` of each segment of an `over_cap` run: the largest cap in

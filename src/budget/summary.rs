@@ -15,12 +15,11 @@ pub(crate) struct BucketLoad {
 pub(crate) struct Summary {
     /// In the order of the caps, then `over_cap`.
     pub buckets: Vec<BucketLoad>,
-    /// The stratum with the longest `--time` of one submitted task (an
-    /// `over_cap` run's segment), and that time in seconds; `None` when
-    /// nothing is submitted.
+    /// The stratum with the longest `--time` submitted, and that time in
+    /// seconds; `None` when no stratum gets a time (`over_cap` and
+    /// `unsupported` strata get none).
     pub longest: Option<(String, u64)>,
-    /// Sum over strata of tasks x what one run asks for (an `over_cap`
-    /// run's segments together; nothing for `unsupported`), in hours.
+    /// Sum over the strata that get a time of tasks x that time, in hours.
     pub(crate) requested_hours: f64,
     /// Sum over strata of tasks x `predicted_s`, in hours.
     pub(crate) predicted_hours: f64,
@@ -67,7 +66,10 @@ pub fn summarize(budget: &Budget) -> Summary {
         requested_hours: budget
             .strata
             .iter()
-            .map(|s| s.tasks as f64 * s.decision.requested_s() as f64 / 3600.0)
+            .map(|s| {
+                let time_s = s.decision.submitted_time_s().unwrap_or(0);
+                s.tasks as f64 * time_s as f64 / 3600.0
+            })
             .sum(),
         predicted_hours: budget
             .strata

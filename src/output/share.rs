@@ -16,16 +16,36 @@ pub(crate) fn percent(share: f64, decimals: usize) -> String {
     figure(share * 100.0, decimals, "%")
 }
 
-/// A stated confidence (or any share given, not measured) as a percentage with
-/// the decimals it has, up to four: 0.99 is `99%`, 0.999 `99.9%`, 0.975 `97.5%`.
-/// Rounded to a fixed number of decimals, 0.999 would read `100%`, a confidence
-/// no bound states.
+/// A stated confidence (or any share given, not measured) as the percentage
+/// it is, every digit kept: 0.99 is `99%`, 0.999 `99.9%`, 0.9999999
+/// `99.99999%`. Rounded to a fixed number of decimals, 0.999 would read
+/// `100%`, a confidence no bound states. The digits are those of the share's
+/// shortest decimal form (what the user typed), with the point moved two
+/// places, so no rounding of `share * 100` creeps in.
 pub(crate) fn percent_as_given(share: f64) -> String {
-    let value = share * 100.0;
-    if value.is_finite() && value.abs() < PLAIN_BELOW {
-        format!("{}%", trimmed(value, 4))
-    } else {
-        figure(value, 4, "%")
+    let typed = format!("{share}");
+    let digits = typed
+        .strip_prefix("0.")
+        .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    let Some(digits) = digits else {
+        // Not of the form 0.ddd (1 or more, negative, tiny, absurd): as a
+        // figure with up to four decimals.
+        let value = share * 100.0;
+        return if value.is_finite() && value.abs() < PLAIN_BELOW {
+            format!("{}%", trimmed(value, 4))
+        } else {
+            figure(value, 4, "%")
+        };
+    };
+    let padded = format!("{digits:0<2}");
+    let (whole, decimals) = padded.split_at(2);
+    let whole = match whole.trim_start_matches('0') {
+        "" => "0",
+        w => w,
+    };
+    match decimals {
+        "" => format!("{whole}%"),
+        d => format!("{whole}.{d}%"),
     }
 }
 
@@ -85,6 +105,13 @@ mod tests {
         assert_eq!(percent_as_given(0.9), "90%");
         assert_eq!(percent_as_given(0.99995), "99.995%");
         assert_eq!(percent_as_given(0.5), "50%");
+        // Every digit the user gave, none that rounding would add or take.
+        assert_eq!(percent_as_given(0.9999999), "99.99999%");
+        assert_eq!(percent_as_given(0.5000001), "50.00001%");
+        assert_eq!(percent_as_given(0.999949999), "99.9949999%");
+        assert_eq!(percent_as_given(0.05), "5%");
+        assert_eq!(percent_as_given(0.001), "0.1%");
+        assert_eq!(percent_as_given(1.5), "150%");
     }
 
     #[test]

@@ -474,16 +474,29 @@ impl Ending {
                 status: 0,
             };
         }
-        match (status.code(), status.signal()) {
-            (Some(code), _) => Ending {
+        // The signal that stopped the run, where calib stopped it: TERM at
+        // --timeout, or the signal calib received and passed on.
+        let stopped_by = match stopped {
+            Some(StopReason::Timeout) => Some(libc::SIGTERM),
+            Some(StopReason::Signal(sig)) => Some(sig),
+            _ => None,
+        };
+        match (status.code(), status.signal(), stopped_by) {
+            // Exited on its own in answer (a program that traps TERM to save
+            // a checkpoint): the run ended by that signal, not by a failure.
+            (Some(code), _, Some(sig)) => Ending {
+                end: RunEnd::Signal(signal_name(sig)),
+                status: code,
+            },
+            (Some(code), _, None) => Ending {
                 end: RunEnd::Exit(code),
                 status: code,
             },
-            (None, Some(sig)) => Ending {
+            (None, Some(sig), _) => Ending {
                 end: RunEnd::Signal(signal_name(sig)),
                 status: 128 + sig,
             },
-            (None, None) => Ending {
+            (None, None, _) => Ending {
                 end: RunEnd::Exit(1),
                 status: 1,
             },

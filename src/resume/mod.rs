@@ -593,7 +593,7 @@ pub fn check_grid(plan: &ResumePlan, grid: &budget::grid::Grid, path: &str) -> R
 }
 
 /// The probe timings with the killed runs' units added (a run already among
-/// them, by its run id, is not added twice), fitted as `calib fit` does: the
+/// them, by its stratum and run id, is not added twice), fitted as `calib fit` does: the
 /// model for a program that cannot resume.
 pub fn refit_with(probes: &Timings, tasks: &[TimedOutTask]) -> Result<ModelFile> {
     let mut merged = probes.clone();
@@ -671,7 +671,10 @@ pub fn plan(
         }
     }
     let mut notes = selected.notes;
-    if strata.iter().any(|s| s.decision.status == Status::OverCap) {
+    if strata
+        .iter()
+        .any(|s| s.decision.needs_a_longer_cap(s.upper_s))
+    {
         notes.extend(budget::longer_partitions_note(selection));
     }
     Ok(ResumePlan {

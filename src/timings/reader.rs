@@ -173,16 +173,25 @@ impl fmt::Display for IngestWarning {
                 f,
                 "{origin}: the file is empty (a task killed before its first row?); skipped it"
             ),
-            IngestWarning::EmptyFolder { path, subfolders } if !subfolders.is_empty() => write!(
-                f,
-                "{}: the folder holds no *.csv file, and calib does not look into its subfolders; nothing read from it. These hold *.csv files, name the ones you mean: {}",
-                path.display(),
-                subfolders
+            IngestWarning::EmptyFolder { path, subfolders } if !subfolders.is_empty() => {
+                // A few named, shell-quoted (ready to paste), and the count.
+                const NAMED: usize = 4;
+                let named: Vec<String> = subfolders
                     .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            ),
+                    .take(NAMED)
+                    .map(|p| crate::shell::quote(&p.display().to_string()))
+                    .collect();
+                let more = match subfolders.len().saturating_sub(NAMED) {
+                    0 => String::new(),
+                    n => format!(" and {n} more"),
+                };
+                write!(
+                    f,
+                    "{}: the folder holds no *.csv file, and calib does not look into its subfolders; nothing read from it. These hold *.csv files, name the ones you mean: {}{more}",
+                    path.display(),
+                    named.join(" ")
+                )
+            }
             IngestWarning::EmptyFolder { path, .. } => write!(
                 f,
                 "{}: the folder holds no *.csv file; nothing read from it",
@@ -271,8 +280,9 @@ fn subfolders_with_csv(folder: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Reads every input and returns its runs, checked: no duplicate (run, unit), no
-/// run in two strata, elapsed time never going backwards within a run.
+/// Reads every input and returns its runs, checked: no duplicate unit in a run
+/// (a run is its identifier within its stratum), elapsed time never going
+/// backwards within a run.
 pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timings> {
     let mut warnings = Vec::new();
     let files = expand_inputs(inputs, &mut warnings)?;
@@ -670,9 +680,9 @@ struct RunBuilder {
 struct Runs {
     runs: Vec<RunBuilder>,
     /// A run is its identifier within its stratum: tables number their seeds
-    /// per configuration (seed 0, 1, 2 of each dataset). Per identifier, the
-    /// (stratum id, slot) of each of its runs.
-    index: HashMap<String, Vec<(usize, usize)>>,
+    /// per configuration (seed 0, 1, 2 of each dataset). Per stratum id, the
+    /// slot of each of its runs by identifier.
+    index: Vec<HashMap<String, usize>>,
     strata: StrataCache,
     /// The previous row's run and raw stratum text and its slot: consecutive
     /// rows of one run skip the lookups.
@@ -682,11 +692,15 @@ struct Runs {
 impl Runs {
     /// The slot of run `run` of the stratum `stratum_id`, if read already.
     fn slot_of(&self, run: &str, stratum_id: usize) -> Option<usize> {
-        self.index
-            .get(run)?
-            .iter()
-            .find(|&&(id, _)| id == stratum_id)
-            .map(|&(_, slot)| slot)
+        self.index.get(stratum_id)?.get(run).copied()
+    }
+
+    /// Files `slot` as run `run` of the stratum `stratum_id`.
+    fn file_slot(&mut self, run: &str, stratum_id: usize, slot: usize) {
+        if self.index.len() <= stratum_id {
+            self.index.resize_with(stratum_id + 1, HashMap::new);
+        }
+        self.index[stratum_id].insert(run.to_string(), slot);
     }
 
     /// Moves the runs of `other` (read after everything in `self`) into `self`.
@@ -695,10 +709,7 @@ impl Runs {
             let stratum_id = self.strata.intern(&b.stratum);
             match self.slot_of(&b.run, stratum_id) {
                 None => {
-                    self.index
-                        .entry(b.run.clone())
-                        .or_default()
-                        .push((stratum_id, self.runs.len()));
+                    self.file_slot(&b.run, stratum_id, self.runs.len());
                     self.runs.push(b);
                 }
                 Some(slot) => {
@@ -1241,10 +1252,7 @@ impl Table<'_> {
                         end: None,
                     });
                     let slot = runs.runs.len() - 1;
-                    runs.index
-                        .entry(run.to_string())
-                        .or_default()
-                        .push((stratum_id, slot));
+                    runs.file_slot(run, stratum_id, slot);
                     slot
                 }
             };

@@ -120,13 +120,7 @@ fn format_record(fields: &[String], out: &mut Vec<u8>) -> Result<()> {
         .map_err(|e| Error::Failed(format!("cannot format a timings row: {e}")))
 }
 
-/// Seconds with millisecond resolution, without trailing noise.
+/// Seconds to the microsecond, without trailing zeros.
 fn format_seconds(seconds: f64) -> String {
-    let text = format!("{seconds:.6}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text.is_empty() || text == "-" {
-        "0".to_string()
-    } else {
-        text.to_string()
-    }
+    crate::output::trimmed(seconds, 6)
 }

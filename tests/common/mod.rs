@@ -292,8 +292,8 @@ pub const LAB_SINFO: &str = "tests/data/slurm/lab-sinfo-P-l.txt";
 /// A folder holding what the examples of `calib fit --help` and `calib budget
 /// --help` name, as a user would have it: probe files in `calib-timings/`
 /// (stratum `dataset=X`, 2 runs of 30 units of a cost that grows), the same
-/// rows as `timings.csv`, a foreign table `runs.csv` (columns run, dataset,
-/// model, epoch and seconds per epoch), the lab's partitions as
+/// rows as `timings.csv`, a foreign table `runs.csv` (columns seed, numbered
+/// within each dataset, dataset, model, epoch and seconds per epoch), the lab's partitions as
 /// `partitions.txt`, a sizes grid `grid.csv` and a campaign grid `grid.toml`
 /// (stratum `dataset=X,model=7B`, 3 seeds), a job script `train.sh`, and in
 /// `bin/` a `sinfo` that prints the lab's partitions (for

@@ -98,7 +98,7 @@ fn table(audit: &Audit) -> Table {
             slowest,
             used,
             u.headroom
-                .map_or_else(|| NONE.to_string(), |h| format!("{h:.2}x")),
+                .map_or_else(|| NONE.to_string(), |h| crate::output::factor(h, 2)),
         ]);
     }
     table

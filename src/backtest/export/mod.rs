@@ -38,7 +38,7 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
 /// A ratio such as a headroom, `1.32x`; `-` when undefined.
 fn ratio(x: f64) -> String {
     if x.is_finite() {
-        format!("{x:.2}x")
+        crate::output::factor(x, 2)
     } else {
         "-".to_string()
     }

@@ -69,7 +69,7 @@ fn table(report: &FitReport) -> Table {
             },
         ];
         let n = units.unwrap_or(m.projection.probe_units);
-        row.push(format!("{:.2}x", report.mean_underestimate(k, n)));
+        row.push(crate::output::factor(report.mean_underestimate(k, n), 2));
         if let Some(p) = projections.as_ref().map(|all| &all[k]) {
             row.push(human_duration(p.predicted_s));
             row.push(human_duration(p.floor_s));
