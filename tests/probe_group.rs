@@ -152,3 +152,52 @@ fn a_command_ignoring_an_outside_term_is_killed_after_the_grace() {
     let (end, _, _) = timings.runs[0].end.clone().expect("an end row");
     assert_eq!(end, RunEnd::Signal("KILL".into()));
 }
+
+#[test]
+fn what_the_command_left_running_ends_with_the_run() {
+    // A worker started in the background outlives its shell: stopped at
+    // --units (the worker ignores TERM, so only the KILL after --grace ends
+    // it), or left behind by a shell that exits by itself. Either way it is
+    // gone by the time calib returns, not still spinning on the allocation.
+    for (case, extra, script) in [
+        (
+            "stopped at --units, the worker ignoring TERM",
+            &["--units", "2"][..],
+            "(trap '' TERM; while :; do sleep 0.05; done) & echo $! > \"$PIDFILE\"; \
+             while :; do echo CALIB_UNIT; sleep 0.1; done",
+        ),
+        (
+            "the shell exiting by itself",
+            &[][..],
+            "sleep 1000 & echo $! > \"$PIDFILE\"; echo CALIB_UNIT; echo CALIB_UNIT",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let mut calib = common::calib();
+        calib
+            .env("SLURM_JOB_ID", "7")
+            .env("PIDFILE", &pidfile)
+            .args([
+                "probe",
+                "-s",
+                "k=group",
+                "--show-units",
+                "0",
+                "--grace",
+                "1s",
+            ])
+            .args(extra)
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .args(["--", "sh", "-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let status = calib.status().unwrap();
+        let worker = read_pid(&pidfile);
+        let _reap = Reap(worker);
+        assert_eq!(status.code(), Some(0), "{case}");
+        assert!(!alive(worker), "{case}: the worker {worker} outlived calib");
+    }
+}

@@ -27,6 +27,11 @@
 //!   and the watchdog does not know it (the forked process holds a copy of the
 //!   pipe's write end until its exec, so the end-of-file comes after that line).
 //!
+//! When the command exits, whatever it left running in its group (a worker
+//! started in the background, a child that ignored `TERM`) gets `TERM`, then
+//! `KILL` after `--grace` ([`Supervised::end_group`]): a run's processes end
+//! with the run, not with the allocation.
+//!
 //! The output pipes alone would not be enough: a process that writes to them
 //! after calib died gets `SIGPIPE`, but one that never writes (a `sleep`, a
 //! worker waiting on a socket) is never told.
@@ -277,6 +282,39 @@ impl Supervised {
             }
         } else if PASS_SIGNALS.contains(&sig) && forward {
             self.signal(sig);
+        }
+    }
+
+    /// After the command has exited: what it left running in its group (a
+    /// worker it started in the background, a child that ignores `TERM`)
+    /// gets `TERM` and `CONT`, then `KILL` if any of it is still there after
+    /// `--grace`. A run's processes end with the run: left behind, they
+    /// would take the allocation's cores from the next repetition, or keep
+    /// running after calib. Blocks for at most the grace. Nothing to do for
+    /// a command in calib's own group (stdin a terminal), whose group is not
+    /// the command's to end.
+    pub(crate) fn end_group(&mut self) {
+        if !self.own_group || self.exit.is_none() {
+            return;
+        }
+        let Some(group) = Pid::from_raw(self.target.abs()) else {
+            return;
+        };
+        // The group id stays taken while any member is alive, so these
+        // signals reach the command's own leftovers and nothing else.
+        let alive = || rustix::process::test_kill_process_group(group).is_ok();
+        if !alive() {
+            return;
+        }
+        for sig in [Signal::TERM, Signal::CONT] {
+            let _ = rustix::process::kill_process_group(group, sig);
+        }
+        let until = Instant::now() + self.grace;
+        while alive() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if alive() {
+            let _ = rustix::process::kill_process_group(group, Signal::KILL);
         }
     }
 

@@ -218,6 +218,7 @@ impl Run {
             }
             self.show_status(ctx);
         }
+        self.process.end_group();
         ctx.console.erase_status();
         Ok(())
     }
