@@ -480,3 +480,35 @@ fn runs_that_exited_with_a_failure_are_warned_of() {
         assert!(!err.contains("ended with a failure"), "{end}: {err}");
     }
 }
+
+#[test]
+fn an_output_that_would_replace_the_timings_read_is_refused_and_they_stay() {
+    // `calib fit mine.csv -o mine.csv` replaced the measurements with the
+    // model; so would a plot written over them.
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = synth::spread_case(15, 2);
+    let folder = dir.path().join("timings");
+    std::fs::create_dir(&folder).unwrap();
+    let file = write_arg(&folder, "a.txt", &csv);
+    let inside = folder.join("./a.txt");
+    for (input, flag, target) in [
+        (file.as_str(), "-o", file.as_str()),
+        (folder.to_str().unwrap(), "-o", inside.to_str().unwrap()),
+        (file.as_str(), "--plot", file.as_str()),
+    ] {
+        let out = calib(&["fit", input, flag, target]);
+        let err = stderr(&out);
+        // --plot refuses the extension first; either way nothing is written.
+        assert_eq!(out.status.code(), Some(2), "{flag} {target}: {err}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), csv, "{err}");
+    }
+    // A model under a .csv name would be read as timings next time.
+    let out = calib(&[
+        "fit",
+        &file,
+        "-o",
+        folder.join("model.csv").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!folder.join("model.csv").exists());
+}

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use crate::atomic::{write_file, IfExists};
 use crate::commands::flags;
-use crate::error::{Error, Result};
+use crate::commands::input::refuse_overwriting_inputs;
+use crate::error::{Error, Origin, Result};
 use crate::fit::{self, FitOptions};
 use crate::limits::MAX_COUNT;
 use crate::output::{self, Format};
@@ -124,6 +125,21 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     for w in &timings.warnings {
         output::warn(w);
     }
+    if let Some(path) = args.output.as_ref().filter(|p| has_csv_extension(p)) {
+        return Err(Error::input(
+            Origin::Argument("-o".into()),
+            None,
+            format!(
+                "{} names the model file, which is JSON: under a .csv name, calib fit would read it as timings from its folder; expected a name such as calib-model.json",
+                path.display()
+            ),
+        ));
+    }
+    // Before any write: neither output may replace a file just read.
+    let outputs = [("-o", &args.output), ("--plot", &args.plot)];
+    for (flag, path) in outputs.iter().filter_map(|(f, p)| Some((f, p.as_ref()?))) {
+        refuse_overwriting_inputs(flag, path, &timings.sources)?;
+    }
     let options = FitOptions {
         confidence: args.confidence,
         units: args.units,
@@ -153,4 +169,9 @@ pub fn run(args: &FitArgs) -> Result<i32> {
         Format::Json => output::write_result(export)?,
     }
     Ok(0)
+}
+
+fn has_csv_extension(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }

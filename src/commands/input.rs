@@ -51,3 +51,38 @@ pub(crate) fn read_text_argument(value: &str, flag: &str) -> Result<(String, Ori
     }
     Ok((value.to_string(), Origin::Argument(flag.to_string())))
 }
+
+/// Refuses an output path (`flag`'s) that names one of the files just read
+/// (`inputs`): writing it would replace the measurements it holds with
+/// calib's output (`calib fit mine.csv -o mine.csv`). Compared as files
+/// (device and inode), so `./mine.csv`, a link to it and its full path are
+/// one. A path that does not exist yet names no input.
+pub(crate) fn refuse_overwriting_inputs(
+    flag: &str,
+    target: &Path,
+    inputs: &[Origin],
+) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(out) = std::fs::metadata(target) else {
+        return Ok(());
+    };
+    let same = |path: &Path| {
+        std::fs::metadata(path).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino())
+    };
+    let read = inputs.iter().find_map(|origin| match origin {
+        Origin::File(path) if same(path) => Some(path),
+        _ => None,
+    });
+    match read {
+        Some(path) => Err(Error::input(
+            Origin::Argument(flag.into()),
+            None,
+            format!(
+                "{} is {}, one of the timings files read: writing it would replace the measurements it holds; expected a new file (such as calib-model.json for -o)",
+                target.display(),
+                path.display()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
