@@ -519,9 +519,15 @@ pub const ENVELOPE_STEP: f64 = 1.005;
 /// it the log-normal approximation says nothing but "unbounded".
 pub const MAX_LOG_MARGIN: f64 = 13.815_510_557_964_274;
 
+/// The highest confidence a bound is computed at (`--confidence` refuses
+/// more): beyond it the quantiles of the normal and of Student's t lose their
+/// precision, and no probe of a few runs says anything about a one-in-a-million
+/// tail.
+pub const MAX_CONFIDENCE: f64 = 0.999_999;
+
 /// One-sided quantile of Student's t (normal beyond 1e6 d.f.).
 pub fn t_quantile(confidence: f64, df: f64) -> f64 {
-    let p = confidence.clamp(0.5, 0.999_999);
+    let p = confidence.clamp(0.5, MAX_CONFIDENCE);
     if !(df.is_finite()) || df > 1e6 {
         return Normal::new(0.0, 1.0)
             .map(|d| d.inverse_cdf(p))

@@ -431,7 +431,7 @@ fn a_confidence_outside_zero_one_is_refused() {
             ],
             2,
         );
-        assert_mentions(&stderr(&out), &["--confidence", "(0.5, 1)"]);
+        assert_mentions(&stderr(&out), &["--confidence", "above 0.5"]);
     }
 }
 

@@ -17,7 +17,7 @@ use calib::slurm::time::{
     parse_elapsed, parse_printed_limit, parse_printed_time, parse_time, SlurmTime,
 };
 use calib::timings::{read_timings, IngestOptions, IngestWarning};
-use common::{output_within, stderr, stdout, write_arg};
+use common::{at_repo_file, output_within, stderr, stdout, write_arg};
 
 const HEADER: &str = "run,stratum,unit,elapsed_s";
 
@@ -565,4 +565,17 @@ fn array_ranges_past_32_bits_are_refused_and_large_ones_do_not_overflow() {
         row.split_whitespace().nth(3) == Some("8589934592"),
         "{text}"
     );
+}
+
+#[test]
+fn audit_units_beyond_a_run_s_most_are_bad_usage() {
+    // A run has at most 10^9 units: written with --write-timings, more would
+    // make a file calib fit refuses.
+    let sacct = at_repo_file("tests/data/sacct/sacct-ulhpc-iris.txt");
+    for units in ["18446744073709551615", "1000000001"] {
+        let out = calib(&["audit", &sacct, "--units", units]);
+        refused(&out, "--units", &["1000000000"]);
+    }
+    let out = calib(&["audit", &sacct, "--units", "1000000000"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

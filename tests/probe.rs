@@ -319,6 +319,28 @@ fn run_length_mode_writes_one_row_per_run() {
 }
 
 #[test]
+fn a_length_given_twice_is_refused_before_anything_runs() {
+    // Both runs would be named `-r1-n3`, a file calib fit refuses.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args([
+        "-s",
+        "k=v",
+        "--lengths",
+        "3,30,3",
+        "--",
+        "sh",
+        "-c",
+        "echo {units}",
+    ]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--lengths"), "{}", stderr(&out));
+    assert!(
+        files(dir.path()).is_empty(),
+        "nothing written for bad input"
+    );
+}
+
+#[test]
 fn run_length_mode_needs_the_units_placeholder() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(probe(dir.path()).args(["-s", "k=v", "--lengths", "3", "--", "echo", "hi"]));

@@ -70,7 +70,7 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub long_run: Option<f64>,
 
-    /// One-sided confidence of the budget's upper bound, in (0.5, 1).
+    /// One-sided confidence of the budget's upper bound, above 0.5, at most 0.999999.
     #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
     pub confidence: f64,
 

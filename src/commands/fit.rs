@@ -74,7 +74,7 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
 
-    /// One-sided confidence of the upper bound shown, in (0.5, 1). `calib budget`
+    /// One-sided confidence of the upper bound shown, above 0.5, at most 0.999999. `calib budget`
     /// uses its own --confidence on the model file. Example: `--confidence 0.95`.
     #[arg(long, default_value_t = 0.99, value_name = "P", value_parser = flags::confidence)]
     pub confidence: f64,

@@ -49,13 +49,16 @@ impl PartitionArgs {
     }
 }
 
-/// `--confidence P`: a one-sided confidence, strictly between 0.5 (a bound
-/// below the central projection) and 1 (no finite bound).
+/// `--confidence P`: a one-sided confidence above 0.5 (below it, a bound
+/// under the central projection) and at most
+/// [`crate::projection::MAX_CONFIDENCE`] (beyond it every bound would be the
+/// same, while the label said otherwise).
 pub fn confidence(text: &str) -> Result<f64, String> {
+    let most = crate::projection::MAX_CONFIDENCE;
     match text.parse::<f64>() {
-        Ok(p) if p > 0.5 && p < 1.0 => Ok(p),
+        Ok(p) if p > 0.5 && p <= most => Ok(p),
         _ => Err(format!(
-            "expected a one-sided confidence in (0.5, 1), e.g. 0.99; found {text:?}"
+            "expected a one-sided confidence above 0.5 and at most {most}, e.g. 0.99; found {text:?}"
         )),
     }
 }
@@ -70,11 +73,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn confidence_is_open_between_one_half_and_one() {
+    fn confidence_is_above_one_half_and_at_most_the_highest_computed() {
         assert_eq!(confidence("0.99"), Ok(0.99));
-        for bad in ["0.5", "1", "1.5", "0", "-0.9", "NaN", "inf", "ninety"] {
+        assert_eq!(confidence("0.999999"), Ok(0.999_999));
+        // Above it every bound was the same as at 0.999999, labelled higher.
+        for bad in [
+            "0.5",
+            "0.9999999",
+            "1",
+            "1.5",
+            "0",
+            "-0.9",
+            "NaN",
+            "inf",
+            "ninety",
+        ] {
             let e = confidence(bad).unwrap_err();
-            assert!(e.contains("(0.5, 1)") && e.contains(bad), "{bad}: {e}");
+            assert!(
+                e.contains("at most 0.999999") && e.contains(bad),
+                "{bad}: {e}"
+            );
         }
     }
 }

@@ -193,6 +193,22 @@ pub(crate) fn config_from(args: &ProbeArgs) -> Result<ProbeConfig> {
             ),
         ));
     }
+    // One run per length and repetition, named by both: a length given twice
+    // would write two runs under one name, which calib fit refuses.
+    if let Some(twice) = args
+        .lengths
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| args.lengths[..i].contains(l).then_some(l))
+    {
+        return Err(Error::input(
+            Origin::Argument("--lengths".into()),
+            None,
+            format!(
+                "{twice} is given twice; expected distinct lengths (for more runs of one length, use --repeat)"
+            ),
+        ));
+    }
     let matcher = UnitMatcher::new(args.unit_regex.as_deref().unwrap_or(DEFAULT_UNIT_REGEX))?;
     let timeout = match &args.timeout {
         Some(text) => parse_duration("--timeout", text)?,

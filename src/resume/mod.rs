@@ -111,7 +111,7 @@ use crate::timings::{RunEnd, RunTimings, Timings};
 pub struct ResumeOptions {
     /// Units of a whole run (N).
     pub units: u64,
-    /// One-sided confidence of the upper bound, in (0.5, 1).
+    /// One-sided confidence of the upper bound, above 0.5, at most 0.999999.
     pub confidence: f64,
     /// Whether the program resumes from a checkpoint; when not, the whole run
     /// is budgeted again from unit 1.
