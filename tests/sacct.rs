@@ -528,3 +528,17 @@ mod no_panics {
         }
     }
 }
+
+#[test]
+fn a_byte_order_mark_before_the_header_is_not_part_of_it() {
+    // A sample saved by a Windows editor: the same rows, as the timings,
+    // partition and grid readers already had it.
+    for name in ["sacct-ulhpc-iris.txt", "lab-audit-array.txt"] {
+        let plain = parse(name, &SacctOptions::default());
+        let marked = format!("\u{feff}{}", data(name));
+        let read = parse_sacct(&marked, &Origin::file(name), &SacctOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(ids(&read), ids(&plain), "{name}");
+        assert!(!ids(&read).is_empty(), "{name}");
+    }
+}

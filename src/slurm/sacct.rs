@@ -490,6 +490,9 @@ const FREE_TEXT: [&str; 2] = ["jobname", "comment"];
 
 /// Parses sacct output (see the module docs for what is accepted).
 pub fn parse_sacct(text: &str, origin: &Origin, options: &SacctOptions) -> Result<SacctTable> {
+    // A byte-order mark (a file saved by a Windows editor) is not part of the
+    // header, as the other readers have it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // Lines with their 1-based numbers; blank lines and leading `#` comments
     // (the source lines of recorded samples) are skipped.
     let mut lines: Vec<(u64, &str)> = Vec::new();
