@@ -489,6 +489,27 @@ fn a_cluster_line_in_the_partition_list_sets_the_target() {
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["estimate"], Value::Bool(true));
     assert_eq!(doc["target_cluster"], "killarney");
+
+    // --cluster names another cluster than the list's: the caps would be
+    // killarney's for a campaign on narval. Refused, naming both.
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            &model,
+            "--units",
+            "10",
+            "--partitions",
+            list,
+            "--cluster",
+            "narval",
+        ],
+        2,
+    );
+    assert_mentions(
+        &stderr(&out),
+        &["--partitions", "killarney", "sinfo -M narval"],
+    );
 }
 
 /// A model of runs with a 10 h startup and 1 min units, probed to 600 units.

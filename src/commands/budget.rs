@@ -12,7 +12,7 @@ use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
 use crate::commands::input::{load_model_file, read_timings_warned};
-use crate::error::{Error, Result, EXIT_OVER_CAP};
+use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
 use crate::output;
@@ -232,6 +232,19 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         crate::plot::check_path(path, "--plot")?;
     }
     let (partitions, selector) = args.partition.load()?;
+    // The caps must be the target cluster's: a list of another one's would
+    // budget these rates into the wrong partitions without a word.
+    if let (Some(given), Some(listed)) = (args.cluster.as_deref(), partitions.cluster.as_deref()) {
+        if given != listed {
+            return Err(Error::input(
+                Origin::Argument("--partitions".into()),
+                None,
+                format!(
+                    "the list is {listed}'s (its CLUSTER: line), but --cluster is {given}; expected the partitions of {given} (sinfo -M {given} -h -o '%P %l'), or --cluster {listed}"
+                ),
+            ));
+        }
+    }
     let selection = partitions.select(selector.as_ref())?;
     let grid = args.grid.as_deref().map(Grid::load).transpose()?;
     let model = load_model(args)?;
