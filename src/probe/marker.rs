@@ -33,9 +33,12 @@ use crate::error::{Error, Origin, Result};
 
 /// The default unit regex: common progress lines (`generation 12`, `epoch 3/100`,
 /// `Step: 400`, `iter 7`, `[Epoch 2]`) and the explicit `CALIB_UNIT` marker,
-/// ASCII case-insensitive, the word followed by a number.
+/// ASCII case-insensitive, the word followed by a number that is not a
+/// percentage: one tqdm bar over all the epochs, `desc="Epoch"`, shows
+/// `Epoch:  30%|...| 60/200`, and its percentage is no epoch (each change of
+/// it was counted as one, half the epochs of a 200-epoch run).
 pub(crate) const DEFAULT_UNIT_REGEX: &str =
-    r"(?i-u)\b(?:generation|epoch|step|iteration|iter)\b[ \t:=#\[(]*[0-9]+|CALIB_UNIT";
+    r"(?i-u)\b(?:generation|epoch|step|iteration|iter)\b[ \t:=#\[(]*[0-9]+(?:[^0-9%]|$)|CALIB_UNIT";
 
 /// The longest line kept in memory across reads (64 KiB).
 pub(crate) const MAX_LINE: usize = 64 * 1024;
@@ -298,6 +301,9 @@ mod tests {
             "stepper 4",
             "epoch",
             "generations",
+            // One bar over all the epochs: the number is its percentage.
+            "Epoch:  30%|###       | 60/200 [00:01<00:02, 51.2it/s]",
+            "step 45%",
         ] {
             assert!(!m.is_marker(line.as_bytes()), "{line}");
         }
