@@ -820,3 +820,26 @@ fn a_tqdm_like_bar_counts_one_unit_per_epoch() {
         "passed through unchanged"
     );
 }
+
+#[test]
+fn units_counted_on_both_streams_are_pointed_out() {
+    // A progress line on stdout and a log line on stderr for each epoch: six
+    // units for three epochs, unless the user is told.
+    let dir = tempfile::tempdir().unwrap();
+    let both = "for i in 1 2 3; do echo \"epoch $i\"; echo \"INFO: finished epoch $i\" >&2; done";
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "sh", "-c", both]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("counted on both stdout (3) and stderr (3)"),
+        "{}",
+        stderr(&out)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let one = "for i in 1 2 3; do echo \"epoch $i\"; echo \"INFO: saved\" >&2; done";
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "sh", "-c", one]));
+    assert!(
+        !stderr(&out).contains("counted on both"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -441,6 +441,10 @@ fn summary(
             config.matcher.pattern()
         ));
     }
+    if let Some(both) = stats.both_streams_text() {
+        text.push_str("; ");
+        text.push_str(&both);
+    }
     text
 }
 

@@ -182,11 +182,34 @@ fn terminal_width() -> usize {
 pub(crate) struct UnitStats {
     /// Each unit's own duration (unit 1 includes startup).
     pub(crate) unit_s: Vec<f64>,
+    /// Units counted on stdout and on stderr.
+    pub(crate) on_stdout: u64,
+    pub(crate) on_stderr: u64,
 }
 
 impl UnitStats {
     pub(crate) fn push(&mut self, seconds: f64) {
         self.unit_s.push(seconds);
+    }
+
+    /// Counts one unit read on `stream` (`stdout` or `stderr`).
+    pub(crate) fn count_on(&mut self, stream: &str) {
+        match stream {
+            "stderr" => self.on_stderr += 1,
+            _ => self.on_stdout += 1,
+        }
+    }
+
+    /// When units were counted on both streams: a program that reports each
+    /// unit on both (a progress line on stdout, a log line on stderr) has
+    /// every unit counted twice, and nothing in the timings shows it.
+    pub(crate) fn both_streams_text(&self) -> Option<String> {
+        (self.on_stdout > 0 && self.on_stderr > 0).then(|| {
+            format!(
+                "units were counted on both stdout ({}) and stderr ({}): if both report the same units, each is counted twice; give a --unit-regex that only one of them matches",
+                self.on_stdout, self.on_stderr
+            )
+        })
     }
 
     /// Mean unit time of the later half over the earlier half, unit 1 (which

@@ -563,6 +563,7 @@ impl Recorder {
             self.append(ctx.writer, unit, elapsed, Some(unit_s), None);
             self.last_elapsed = elapsed;
             self.stats.push(unit_s);
+            self.stats.count_on(stream);
             if self.write_error.is_some() {
                 process.stop(StopReason::WriteFailed);
                 return;
