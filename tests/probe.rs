@@ -843,3 +843,35 @@ fn units_counted_on_both_streams_are_pointed_out() {
         stderr(&out)
     );
 }
+
+#[test]
+fn markers_printed_as_a_unit_starts_are_pointed_out() {
+    // `Epoch k/N` printed as the epoch begins (Keras): the command runs one
+    // more unit after its last marker. Printed as it ends: no word.
+    let late = run_in_tempdir(&[
+        "-s",
+        "k=v",
+        "--",
+        "sh",
+        "-c",
+        "for i in 1 2 3 4 5; do echo \"Epoch $i/5\"; sleep 0.2; done",
+    ]);
+    assert!(late.contains("about one unit's time"), "{late}");
+    let on_time = run_in_tempdir(&[
+        "-s",
+        "k=v",
+        "--",
+        "sh",
+        "-c",
+        "for i in 1 2 3 4 5; do sleep 0.2; echo \"epoch $i\"; done",
+    ]);
+    assert!(!on_time.contains("about one unit's time"), "{on_time}");
+}
+
+/// calib probe with `args` in a new folder; its stderr, the run asserted to succeed.
+fn run_in_tempdir(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args(args));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stderr(&out)
+}

@@ -441,11 +441,36 @@ fn summary(
             config.matcher.pattern()
         ));
     }
+    if let Some(late) = start_markers_text(outcome) {
+        text.push_str("; ");
+        text.push_str(&late);
+    }
     if let Some(both) = stats.both_streams_text() {
         text.push_str("; ");
         text.push_str(&both);
     }
     text
+}
+
+/// When a run that ended by itself went on for about one more unit after its
+/// last marker: the sign of markers printed as a unit *starts* (Keras's
+/// `Epoch k/N`, a tqdm bar per epoch), which make every row a unit late and
+/// leave the last unit out of the timings. A teardown as long as a unit looks
+/// the same, hence "if".
+fn start_markers_text(outcome: &runner::RunOutcome) -> Option<String> {
+    let stats = &outcome.stats;
+    if outcome.end != RunEnd::Exit(0) || stats.unit_s.len() < 3 {
+        return None;
+    }
+    let median = stats.median()?;
+    let last_unit_at: f64 = stats.unit_s.iter().sum();
+    let after = outcome.elapsed_s - last_unit_at;
+    (median > 0.0 && (0.5 * median..=2.0 * median).contains(&after)).then(|| {
+        format!(
+            "the command ran {} after its last unit, about one unit's time: if its progress lines mark where a unit starts (Keras prints `Epoch k/N` as an epoch begins), every row is a unit late and the last unit is missing; print CALIB_UNIT when a unit ends, or give a --unit-regex for a line printed at its end",
+            human_duration(after)
+        )
+    })
 }
 
 /// The program must exist before any file is created or anything is run.
