@@ -185,6 +185,23 @@ fn check_passes_and_prints_stage_two_only_when_everything_holds() {
     assert!(text.contains("the pipeline works"), "{text}");
     let stage2 = std::fs::read_to_string(here.join("stage2.sh")).unwrap();
     assert!(text.ends_with(&stage2), "{text}");
+    // The smoke wrote two of stage 2's own output paths: named, with the
+    // reason to move them.
+    let trigger =
+        std::fs::read_to_string(here.join("stage/stage2-trigger.toml")).unwrap_or_default();
+    let named = text
+        .lines()
+        .find(|l| l.starts_with("The smoke's outputs are stage 2's paths"))
+        .unwrap_or_else(|| panic!("no word of the smoke's outputs in {text}"));
+    let outputs: Vec<&str> = trigger
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("output = \""))
+        .map(|v| v.trim_end_matches('"'))
+        .collect();
+    assert_eq!(outputs.len(), 2, "{trigger}");
+    for path in outputs {
+        assert!(named.contains(path), "{path} not in {named}");
+    }
     // Stage 1 is a check, never a finding.
     assert!(!text.to_lowercase().contains("suggest"), "{text}");
 }

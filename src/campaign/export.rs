@@ -206,6 +206,21 @@ pub fn write_check(
         shown_stratum(&trigger.stratum),
         trigger.smoke_units
     )?;
+    // The smoke wrote the real output paths of its two cells: a program that
+    // appends to its output, or skips a cell whose output exists, would keep
+    // the smoke's few units in stage 2's results.
+    let outputs: Vec<String> = trigger
+        .tasks
+        .iter()
+        .map(|t| crate::shell::quote(&t.output))
+        .collect();
+    writeln!(
+        out,
+        "The smoke's outputs are stage 2's paths for the same cells: {}. If your program \
+         appends to its output or skips a cell whose output exists, move them away before \
+         you submit stage 2.",
+        outputs.join(" ")
+    )?;
     writeln!(out, "Stage 2, one array per stratum (from calib budget):\n")?;
     out.write_all(trigger.stage2.as_bytes())?;
     if !trigger.stage2.ends_with('\n') {
