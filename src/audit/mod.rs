@@ -232,8 +232,9 @@ impl fmt::Display for Advice {
                 match suggest {
                     Some(time) => write!(
                         f,
-                        "; at the pace they reached, a whole run needs at least {time}: ask for more, \
-                         and feed their timings to calib fit"
+                        "; ask for {time} ({SUGGESTED_HEADROOM}x what a whole run projects to at the \
+                         pace they reached, a linear estimate that growing costs exceed), and feed \
+                         their timings to calib fit"
                     ),
                     None => write!(
                         f,
