@@ -10,7 +10,7 @@ use crate::error::{Error, Origin, Result};
 use crate::fit::{self, FitOptions};
 use crate::limits::MAX_COUNT;
 use crate::output::{self, Format};
-use crate::timings::{read_timings, IngestOptions, TimeColumnKind};
+use crate::timings::{read_as_timings, read_timings, IngestOptions, TimeColumnKind};
 
 /// The description `--help` and the manual page show (set on the subcommand
 /// in `crate::cli`, where the one-line `about` comes from).
@@ -125,7 +125,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     for w in &timings.warnings {
         output::warn(w);
     }
-    if let Some(path) = args.output.as_ref().filter(|p| has_csv_extension(p)) {
+    if let Some(path) = args.output.as_ref().filter(|p| read_as_timings(p)) {
         return Err(Error::input(
             Origin::Argument("-o".into()),
             None,
@@ -169,9 +169,4 @@ pub fn run(args: &FitArgs) -> Result<i32> {
         Format::Json => output::write_result(export)?,
     }
     Ok(0)
-}
-
-fn has_csv_extension(path: &std::path::Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
 }

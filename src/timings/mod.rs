@@ -14,6 +14,7 @@ mod reader;
 mod simple;
 mod writer;
 
+pub(crate) use reader::read_as_timings;
 pub use reader::{read_timings, IngestOptions, IngestWarning, TimeColumnKind, Timings};
 pub(crate) use writer::write_timings_file;
 pub use writer::{TimingsWriter, HEADER};

@@ -231,7 +231,7 @@ pub(super) fn expand_inputs(
                 .map_err(|e| Error::io(format!("cannot list {}", input.display()), e))?
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
                 .filter(|p| has_extension(p, "csv") || has_extension(p, "parquet"))
-                .partition(|p| has_extension(p, "csv"));
+                .partition(|p| read_as_timings(p));
             found.sort();
             if found.is_empty() {
                 // A folder of Parquet tables would otherwise read as empty and
@@ -271,9 +271,8 @@ fn subfolders_with_csv(folder: &Path) -> Vec<PathBuf> {
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())
         .filter(|p| {
-            std::fs::read_dir(p).is_ok_and(|mut inner| {
-                inner.any(|e| e.is_ok_and(|e| has_extension(&e.path(), "csv")))
-            })
+            std::fs::read_dir(p)
+                .is_ok_and(|mut inner| inner.any(|e| e.is_ok_and(|e| read_as_timings(&e.path()))))
         })
         .collect();
     found.sort();
@@ -331,6 +330,12 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
 }
 
 /// True when `path`'s extension is `ext`, in any case.
+/// Whether a folder's entry at `path` is read as a timings file (`*.csv`, any
+/// case), as [`read_timings`] picks a folder's files.
+pub(crate) fn read_as_timings(path: &Path) -> bool {
+    has_extension(path, "csv")
+}
+
 fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case(ext))
