@@ -464,48 +464,22 @@ fn a_cluster_line_in_the_partition_list_sets_the_target() {
         model_json(&[("dataset=A", 60.0)], Some("narval")),
     );
     let list = "CLUSTER: killarney\ngpubase_l40s_b1 3:00:00\ngpubase_l40s_b2 12:00:00\n";
-    let out = budget(
-        dir.path(),
-        &["--model", &model, "--units", "10", "--partitions", list],
-        2,
-    );
+    let run = |extra: &[&str], code| {
+        let mut args = vec!["--model", &model, "--units", "10", "--partitions", list];
+        args.extend(extra);
+        budget(dir.path(), &args, code)
+    };
+    let out = run(&[], 2);
     assert_mentions(&stderr(&out), &["narval", "killarney", "--allow-transfer"]);
 
-    let out = budget(
-        dir.path(),
-        &[
-            "--model",
-            &model,
-            "--units",
-            "10",
-            "--partitions",
-            list,
-            "--allow-transfer",
-            "--format",
-            "json",
-        ],
-        0,
-    );
+    let out = run(&["--allow-transfer", "--format", "json"], 0);
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["estimate"], Value::Bool(true));
     assert_eq!(doc["target_cluster"], "killarney");
 
     // --cluster names another cluster than the list's: the caps would be
     // killarney's for a campaign on narval. Refused, naming both.
-    let out = budget(
-        dir.path(),
-        &[
-            "--model",
-            &model,
-            "--units",
-            "10",
-            "--partitions",
-            list,
-            "--cluster",
-            "narval",
-        ],
-        2,
-    );
+    let out = run(&["--cluster", "narval"], 2);
     assert_mentions(
         &stderr(&out),
         &["--partitions", "killarney", "sinfo -M narval"],

@@ -5,15 +5,17 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use calib::timings::{read_timings, IngestOptions, RunEnd};
 
 /// calib probe inside a pretend allocation, stdin not a terminal (so the
-/// command gets its own process group), `PIDFILE` set for the command.
-fn spawn_probe(out: &Path, pidfile: &Path, grace: &str, script: &str) -> Child {
-    common::calib()
+/// command gets its own process group), `PIDFILE` set for the command,
+/// `extra` flags before the command.
+fn probe_command(out: &Path, pidfile: &Path, grace: &str, extra: &[&str], script: &str) -> Command {
+    let mut command = common::calib();
+    command
         .env("SLURM_JOB_ID", "7")
         .env("PIDFILE", pidfile)
         .args([
@@ -25,12 +27,19 @@ fn spawn_probe(out: &Path, pidfile: &Path, grace: &str, script: &str) -> Child {
             "--grace",
             grace,
         ])
+        .args(extra)
         .arg("--out")
         .arg(out)
         .args(["--", "sh", "-c", script])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// [`probe_command`] without extra flags, started.
+fn spawn_probe(out: &Path, pidfile: &Path, grace: &str, script: &str) -> Child {
+    probe_command(out, pidfile, grace, &[], script)
         .spawn()
         .unwrap()
 }
@@ -174,27 +183,10 @@ fn what_the_command_left_running_ends_with_the_run() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let pidfile = dir.path().join("pid");
-        let mut calib = common::calib();
-        calib
-            .env("SLURM_JOB_ID", "7")
-            .env("PIDFILE", &pidfile)
-            .args([
-                "probe",
-                "-s",
-                "k=group",
-                "--show-units",
-                "0",
-                "--grace",
-                "1s",
-            ])
-            .args(extra)
-            .arg("--out")
-            .arg(dir.path().join("out"))
-            .args(["--", "sh", "-c", script])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let status = calib.status().unwrap();
+        let status = probe_command(&dir.path().join("out"), &pidfile, "1s", extra, script)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
         let worker = read_pid(&pidfile);
         let _reap = Reap(worker);
         assert_eq!(status.code(), Some(0), "{case}");
