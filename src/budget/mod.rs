@@ -238,12 +238,6 @@ pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
     if longer.is_empty() {
         return None;
     }
-    let names = |ps: &[&crate::slurm::partitions::Partition]| {
-        ps.iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let flags = longer
         .iter()
         .map(|p| {
@@ -257,7 +251,11 @@ pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
         .join("; ");
     Some(format!(
         "the partition list has longer caps not in play: {}; calib rounds into {} only, since other partitions may run other hardware or refuse these jobs. To add one, if it takes them: {flags}",
-        names(&longer),
+        longer
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         match selection.partitions.len() {
             1 => "the one partition in play".to_string(),
             n => format!("the {n} partitions in play"),
