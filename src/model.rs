@@ -123,6 +123,12 @@ pub enum Unsupported {
     /// doubling), and no form calib fits, the onset included, explained it:
     /// the forms describe nothing of where the cost is going.
     RiseUnexplained { excess: f64 },
+    /// The probe's later units took this much more than the best form fitted
+    /// on its earlier units predicted, no form calib fits explained it, and
+    /// the cost was still rising against every form at the end of the probe,
+    /// by `rise_per_unit` (0.02: 2% of the cost per unit): not a step that
+    /// the runs' current rates carry forward, and nothing says where it stops.
+    RiseGoesOn { excess: f64, rise_per_unit: f64 },
     /// The longest probed run has too few units to show any trend, and the
     /// run to budget is many times longer (decided per request, never stored).
     ProbeTooShort { probe_units: u64 },
@@ -266,6 +272,14 @@ impl Unsupported {
             Unsupported::RiseUnexplained { excess } => format!(
                 "unsupported: the probe's later units took {} what the best cost form fitted on its earlier units predicted, and no form calib fits follows that rise, so nothing says where it goes at {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
                 factor(1.0 + excess, 1)
+            ),
+            Unsupported::RiseGoesOn {
+                excess,
+                rise_per_unit,
+            } => format!(
+                "unsupported: the probe's later units took {} more than the best cost form fitted on its earlier units predicted, no form calib fits follows that rise, and at the end of the probe the cost per unit was still rising, {} per unit faster than the fitted form, so it is not a step that the runs' current rates carry forward, and nothing says where it stops before {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                percent(*excess, 0),
+                percent(*rise_per_unit, 1)
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
                 "unsupported: per-unit cost multiplied by about {} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)",

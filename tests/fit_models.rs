@@ -316,3 +316,48 @@ fn a_quadratic_cost_is_not_taken_for_an_onset() {
     let upper = s.project(200, 0.99).upper_s;
     assert!(upper < 10.0 * truth, "upper {upper} vs {truth}");
 }
+
+/// Three runs as the run-length probe cuts them (one to 50 units, two to 10),
+/// whose unit k costs `cost(k)` with 3% log-normal noise drawn from `seed`.
+fn long_run_probe(cost: &dyn Fn(u64) -> f64, seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let mut text = String::from("run,stratum,unit,elapsed_s\n");
+    for (run, units) in [50u64, 10, 10].into_iter().enumerate() {
+        let mut t = 2.0;
+        for unit in 1..=units {
+            t += cost(unit) * (0.03 * rng.normal()).exp();
+            text.push_str(&format!("r{run},cell=a,{unit},{t:.6}\n"));
+        }
+    }
+    text
+}
+
+/// How many of 20 seeds' probes of `cost` are refused because the rise the
+/// probe's later units show goes on.
+fn refused_as_rising(cost: &dyn Fn(u64) -> f64) -> usize {
+    (1..=20)
+        .filter(|&seed| {
+            let report = fit_csv(&long_run_probe(cost, seed));
+            matches!(
+                report.model.strata[0].unsupported,
+                Some(calib::model::Unsupported::RiseGoesOn { .. })
+            )
+        })
+        .count()
+}
+
+/// A change of regime that no form follows is budgeted by carrying each
+/// run's current rate forward. That holds for a step; for a rise still going
+/// on at the end of the probe (an exponential onset seen starting: 1.5 times
+/// the base cost at unit 50 and 20 times by unit 75) the current rate is
+/// already behind, and the stratum is refused. A step of the same size is
+/// still budgeted.
+#[test]
+fn a_rise_that_goes_on_after_a_change_is_refused_and_a_step_is_not() {
+    let onset = |u: u64| (1.0 + 0.1 * ((u as f64 - 38.0) / 7.0).exp()).min(20.0);
+    let step = |u: u64| if u <= 35 { 1.0 } else { 1.3 };
+    let rising = refused_as_rising(&onset);
+    let stepped = refused_as_rising(&step);
+    assert!(rising >= 14, "onset refused {rising} of 20");
+    assert!(stepped <= 1, "step refused {stepped} of 20");
+}

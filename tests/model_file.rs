@@ -273,6 +273,35 @@ fn a_measured_form_error_outside_its_range_is_refused() {
 }
 
 #[test]
+fn an_unsupported_record_states_finite_figures_of_0_or_more() {
+    // A rise that goes on states two figures; each is checked, by its name.
+    for (field, excess, rise) in [("rise_per_unit", 0.2, -0.01), ("excess", -0.2, 0.01)] {
+        refused(
+            &format!("rise-{field}.json"),
+            |doc| {
+                doc["strata"][0]["unsupported"] =
+                    json!({"reason": "rise_goes_on", "excess": excess, "rise_per_unit": rise})
+            },
+            &[
+                &format!("`unsupported.{field}`"),
+                "expected a finite number",
+            ],
+        );
+    }
+    // Stated as the fit states it, the stratum gets no time, and the note
+    // names the rise per unit.
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = fitted(dir.path(), &timings_csv());
+    doc["strata"][0]["unsupported"] =
+        json!({"reason": "rise_goes_on", "excess": 0.2, "rise_per_unit": 0.015});
+    let path = write_model(dir.path(), "rise.json", &doc);
+    let out = budget(dir.path(), &path);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("1.5% per unit"), "{text}");
+}
+
+#[test]
 fn a_negative_extrapolation_allowance_is_refused() {
     refused(
         "negative-kappa.json",

@@ -30,7 +30,9 @@
 //!    power, by more than twice the standard error counting both early fits'
 //!    uncertainty ([`onset_beats_its_twin`]). When it does not, the probe
 //!    has not settled how the rise goes on: unsupported ([`Takeoff`]); nor
-//!    when no form explains a rise past a doubling ([`MAX_UNEXPLAINED_RISE`]).
+//!    when no form explains a rise past a doubling ([`MAX_UNEXPLAINED_RISE`]),
+//!    nor one still rising against the chosen form at the end of the probe
+//!    ([`still_rising`]): a rise that goes on, not a step.
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -533,6 +535,64 @@ fn onset_choice(data: &Intervals, full: &[lsq::FormFit], grid: &lsq::GridPowers)
 /// well under it.
 const MAX_UNEXPLAINED_RISE: f64 = crate::model::MAX_HIDDEN_GROWTH;
 
+/// The fit of `form` among `fits`: the selection only chooses among the
+/// forms it was given.
+fn fit_of_form(fits: &[lsq::FormFit], form: Form) -> &lsq::FormFit {
+    fits.iter()
+        .find(|x| x.form == form)
+        .expect("the selection chose among these fits")
+}
+
+/// Fewest units of one run in the last half of the probe's later part for
+/// [`still_rising`] to judge it: a line through fewer leaves at most one
+/// residual, too few to tell a slope from the noise.
+const MIN_RISE_UNITS: usize = 4;
+
+/// After a change of regime no form explains ([`Takeoff::NotExplained`]),
+/// whether the per-unit cost was still rising against the chosen form at the
+/// end of the probe: the rise per unit, as a share of the cost, when it was.
+///
+/// A change of regime is budgeted by carrying each run's current rate
+/// forward, which holds for a step (a cache outgrown: the cost jumps, then
+/// follows its form again) and not for a rise that goes on (an exponential
+/// onset seen starting, a frontier that keeps growing): there the current
+/// rate is already behind, and nothing in the probe says where the rise
+/// stops. The test: the ratio of each unit's cost to the chosen form's c(i)
+/// over the last half of the later part (the units after the middle of
+/// (⌊0.6 H⌋, H]; after a step the chosen form, fitted to the step too,
+/// rises at least as fast as the costs), its slope shared by the runs with at
+/// least [`MIN_RISE_UNITS`] units there, measured as the trend resolution
+/// measures a slope ([`resolution::shared_slope`]: robust scatter, each run
+/// about its own mean). The rise goes on where the slope is above its
+/// one-sided 99% t quantile times its standard error and adds more than
+/// [`REGIME_CHANGE_LOG_ERROR`] (10%) across that last half. Shorter probes
+/// (fewer than 4 units there, as in a 10-unit probe) are not judged: their
+/// change stays warned of and carried forward.
+fn still_rising(points: &[Vec<(u64, f64)>], chosen: &lsq::FormFit, horizon: u64) -> Option<f64> {
+    let cut = select::holdout_cut(horizon);
+    let from = cut + (horizon - cut) / 2;
+    let ratios: Vec<Vec<(u64, f64)>> = points
+        .iter()
+        .map(|run| {
+            run.iter()
+                .filter(|&&(u, _)| u > from)
+                .filter_map(|&(u, cost)| {
+                    let form = forms::unit_cost(chosen.form, &chosen.params, u as f64);
+                    (form > 0.0).then(|| (u, cost / form))
+                })
+                .collect()
+        })
+        .collect();
+    let judged = ratios
+        .iter()
+        .filter(|run| run.len() >= MIN_RISE_UNITS)
+        .map(Vec::as_slice);
+    let fit = resolution::shared_slope(judged)?;
+    let significant = fit.slope > crate::projection::t_quantile(0.99, fit.resolution.df) * fit.se();
+    let material = fit.slope * (horizon - from) as f64 > REGIME_CHANGE_LOG_ERROR;
+    (significant && material).then_some(fit.slope)
+}
+
 /// Whether the onset's holdout score beats its twin's by more than twice
 /// their standard error counting each early fit's own uncertainty
 /// (`fit_var`): two forms of four parameters fitted on a short early part,
@@ -732,11 +792,18 @@ fn fit_forms(
             Takeoff::NotExplained => {
                 if excess > MAX_UNEXPLAINED_RISE {
                     takeoff_unsupported = Some(Unsupported::RiseUnexplained { excess });
+                } else if let Some(rise) =
+                    still_rising(&data.points, fit_of_form(&full, choice.chosen), horizon)
+                {
+                    takeoff_unsupported = Some(Unsupported::RiseGoesOn {
+                        excess,
+                        rise_per_unit: rise,
+                    });
                 }
             }
         }
     }
-    let fit_of = |f: Form| full.iter().find(|x| x.form == f).unwrap();
+    let fit_of = |f: Form| fit_of_form(&full, f);
     let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
     for &f in &choice.plausible {
         if f != choice.chosen {

@@ -35,37 +35,62 @@ use crate::stats::{median, median_reordering};
 /// Where a unit's relative cost is clipped, in robust sds of its run.
 const CLIP_SDS: f64 = 5.0;
 
-/// Fewest units after the first for a run to count (a line through two
-/// points leaves no residual).
+/// Fewest values for a run to count (a line through two points leaves no
+/// residual): units after the first, for the resolution.
 const MIN_RUN_UNITS: usize = 3;
 
 /// The resolution of a probe from each run's (unit, per-unit cost) intervals,
 /// the first of which holds the startup. `None` when no run has enough units
 /// with a positive median cost (run-length rows, probes of two units).
 pub fn measure(points: &[Vec<(u64, f64)>]) -> Option<TrendResolution> {
+    let later = points.iter().map(|run| run.get(1..).unwrap_or_default());
+    shared_slope(later).map(|fit| fit.resolution)
+}
+
+/// The slope shared by several runs' series, relative to each run's median,
+/// with the scatter around it: the model above, fitted to any series of
+/// positive values by unit (unit costs, or their ratios to a fitted curve).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharedSlope {
+    /// Change per unit, as a share of a run's median value.
+    pub slope: f64,
+    /// The scatter around the runs' lines, and what the slope was measured over.
+    pub resolution: TrendResolution,
+}
+
+impl SharedSlope {
+    /// The slope's standard error.
+    pub fn se(&self) -> f64 {
+        self.resolution.unit_noise / self.resolution.sxx.sqrt()
+    }
+}
+
+/// The shared slope of runs' (unit, value) series, each run about its own
+/// mean; a run with fewer than [`MIN_RUN_UNITS`] values, or without a
+/// positive median, does not count. `None` when none counts.
+pub fn shared_slope<'a>(runs: impl IntoIterator<Item = &'a [(u64, f64)]>) -> Option<SharedSlope> {
     struct Run {
         xs: Vec<f64>,
         ys: Vec<f64>,
         mean_x: f64,
         mean_y: f64,
     }
-    let mut runs = Vec::new();
+    let mut fitted = Vec::new();
     let (mut sxx, mut sxy) = (0.0, 0.0);
-    for run in points {
-        let later = run.get(1..).unwrap_or_default();
-        if later.len() < MIN_RUN_UNITS {
+    for run in runs {
+        if run.len() < MIN_RUN_UNITS {
             continue;
         }
-        let costs: Vec<f64> = later.iter().map(|&(_, c)| c).collect();
-        let level = match median(&costs) {
+        let values: Vec<f64> = run.iter().map(|&(_, c)| c).collect();
+        let level = match median(&values) {
             Some(level) if level > 0.0 && level.is_finite() => level,
             _ => continue,
         };
-        let xs: Vec<f64> = later.iter().map(|&(u, _)| u as f64).collect();
+        let xs: Vec<f64> = run.iter().map(|&(u, _)| u as f64).collect();
         // Relative to the level, with a transient slow unit pulled in to 5
         // robust sds of its run (Huber's clipping): one 10x unit would
         // otherwise move its run's mean and every residual with it.
-        let ys: Vec<f64> = costs.iter().map(|c| c / level).collect();
+        let ys: Vec<f64> = values.iter().map(|c| c / level).collect();
         let mut deviations: Vec<f64> = ys.iter().map(|y| (y - 1.0).abs()).collect();
         let spread = 1.4826 * median_reordering(&mut deviations)?;
         let clip = CLIP_SDS * spread;
@@ -77,18 +102,18 @@ pub fn measure(points: &[Vec<(u64, f64)>]) -> Option<TrendResolution> {
             sxx += (x - mean_x).powi(2);
             sxy += (x - mean_x) * (y - mean_y);
         }
-        runs.push(Run {
+        fitted.push(Run {
             xs,
             ys,
             mean_x,
             mean_y,
         });
     }
-    if runs.is_empty() || sxx.is_nan() || sxx <= 0.0 {
+    if fitted.is_empty() || sxx.is_nan() || sxx <= 0.0 {
         return None;
     }
     let slope = sxy / sxx;
-    let mut residuals: Vec<f64> = runs
+    let mut residuals: Vec<f64> = fitted
         .iter()
         .flat_map(|r| {
             r.xs.iter()
@@ -104,14 +129,15 @@ pub fn measure(points: &[Vec<(u64, f64)>]) -> Option<TrendResolution> {
     }
     let unit_noise = 1.4826 * median_reordering(&mut residuals)?;
     // One mean per run and the shared slope are estimated.
-    let df = (residuals.len() as f64 - runs.len() as f64 - 1.0).max(1.0);
+    let df = (residuals.len() as f64 - fitted.len() as f64 - 1.0).max(1.0);
     let resolution = TrendResolution {
         unit_noise,
         sxx,
         df,
-        runs: runs.len(),
+        runs: fitted.len(),
     };
-    (unit_noise.is_finite() && sxx.is_finite()).then_some(resolution)
+    (unit_noise.is_finite() && sxx.is_finite() && slope.is_finite())
+        .then_some(SharedSlope { slope, resolution })
 }
 
 #[cfg(test)]

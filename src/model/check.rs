@@ -290,34 +290,41 @@ const MAX_GROWTH: f64 = 2.0;
 /// Largest log deviation of a run from the curve a model may state.
 const MAX_LN_DEVIATION: f64 = 13.8;
 
-/// The figure an `unsupported` record states is a finite, positive number.
+/// The figures an `unsupported` record states are finite numbers, 0 or more.
 fn support(m: &StratumModel) -> Result<(), Defect> {
-    let (field, value) =
-        match m.unsupported {
-            None => return Ok(()),
-            Some(crate::model::Unsupported::StartupDominated { unit_share }) => {
-                ("unsupported.unit_share", unit_share)
-            }
-            Some(crate::model::Unsupported::Geometric { factor_per_unit }) => {
-                ("unsupported.factor_per_unit", factor_per_unit)
-            }
-            Some(
-                crate::model::Unsupported::TakeoffUndecided { excess }
-                | crate::model::Unsupported::RiseUnexplained { excess },
-            ) => ("unsupported.excess", excess),
-            Some(
-                crate::model::Unsupported::ProbeTooShort { .. }
-                | crate::model::Unsupported::TrendUnresolved { .. },
-            ) => return Err(Defect::new(
+    use crate::model::Unsupported;
+    let figures: &[(&str, f64)] = match m.unsupported {
+        None => return Ok(()),
+        Some(Unsupported::StartupDominated { unit_share }) => {
+            &[("unsupported.unit_share", unit_share)]
+        }
+        Some(Unsupported::Geometric { factor_per_unit }) => {
+            &[("unsupported.factor_per_unit", factor_per_unit)]
+        }
+        Some(
+            Unsupported::TakeoffUndecided { excess } | Unsupported::RiseUnexplained { excess },
+        ) => &[("unsupported.excess", excess)],
+        Some(Unsupported::RiseGoesOn {
+            excess,
+            rise_per_unit,
+        }) => &[
+            ("unsupported.excess", excess),
+            ("unsupported.rise_per_unit", rise_per_unit),
+        ],
+        Some(Unsupported::ProbeTooShort { .. } | Unsupported::TrendUnresolved { .. }) => {
+            return Err(Defect::new(
                 "unsupported.reason",
-                "is decided per request and never written; expected startup_dominated, geometric, takeoff_undecided or rise_unexplained",
-            )),
-        };
-    if !(value.is_finite() && value >= 0.0) {
-        return Err(Defect::new(
-            field,
-            format!("is {}; expected a finite number, 0 or more", num(value)),
-        ));
+                "is decided per request and never written; expected startup_dominated, geometric, takeoff_undecided, rise_unexplained or rise_goes_on",
+            ))
+        }
+    };
+    for &(field, value) in figures {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(Defect::new(
+                field,
+                format!("is {}; expected a finite number, 0 or more", num(value)),
+            ));
+        }
     }
     Ok(())
 }
