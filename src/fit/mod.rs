@@ -687,6 +687,7 @@ fn fit_stratum(
         trend_pct,
         points: &data.points,
         options,
+        change_refused: forms.takeoff_unsupported.is_some(),
     });
     w.extend(failed_runs(display, runs));
     w.extend(method_warnings(
@@ -1082,6 +1083,9 @@ struct StratumFacts<'a> {
     trend_pct: f64,
     points: &'a [Vec<(u64, f64)>],
     options: &'a FitOptions,
+    /// The change of regime the holdout saw left the stratum unsupported
+    /// (its own warning says why): no current rate is carried forward.
+    change_refused: bool,
 }
 
 fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
@@ -1115,9 +1119,11 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
         }),
         Selection::Holdout => {
             // An onset kept explains the later units (its own warning says
-            // so); the scores' first is then the onset's.
+            // so); the scores' first is then the onset's. A change that left
+            // the stratum unsupported is told by that refusal, which says what
+            // would settle it; this warning's carrying forward does not apply.
             let onset_kept = f.choice.plausible.contains(&Form::Onset);
-            let regime = |b: &&FormScore| !onset_kept && regime_changed(b);
+            let regime = |b: &&FormScore| !onset_kept && !f.change_refused && regime_changed(b);
             if let Some(best) = f.choice.scores.first().filter(regime) {
                 let units = f.options.advised_units(f.horizon);
                 w.push(FitWarning::RegimeChange {
