@@ -845,6 +845,29 @@ fn units_counted_on_both_streams_are_pointed_out() {
 }
 
 #[test]
+fn a_line_too_long_to_search_whole_is_pointed_out() {
+    // A program that logs a 70 KB line (a config dump) and then its epoch on
+    // the same line: the marker lies past the 64 KiB searched, and the one
+    // unit the timings miss is named in the summary.
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import sys\n\
+                  sys.stdout.write('x' * 70000 + ' epoch 1\\n')\n\
+                  sys.stdout.write('epoch 2\\n')\n";
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "python3", "-c", script]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(units_of(&runs(dir.path())[0]), [1]);
+    assert!(
+        stderr(&out).contains("1 output line(s) longer than 64 KiB"),
+        "{}",
+        stderr(&out)
+    );
+    // Short lines: no word of it.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args(["-s", "k=v", "--", "sh", "-c", "echo epoch 1"]));
+    assert!(!stderr(&out).contains("longer than"), "{}", stderr(&out));
+}
+
+#[test]
 fn markers_printed_as_a_unit_starts_are_pointed_out() {
     // `Epoch k/N` printed as the epoch begins (Keras): the command runs one
     // more unit after its last marker. Printed as it ends: no word.

@@ -23,9 +23,11 @@
 //! "start/end of the haystack" and so differ between a chunk and a line) is
 //! instead matched line by line, which is slower but exact.
 //!
-//! Memory is bounded: a line longer than [`MAX_LINE`] bytes that spans several
-//! reads is matched on its first [`MAX_LINE`] bytes only; the rest of it is
-//! passed through but not kept.
+//! Memory is bounded: a line longer than [`MAX_LINE`] bytes is matched on its
+//! first [`MAX_LINE`] bytes only, whether it came in one read or several; the
+//! rest of it is passed through but not kept. Such lines are counted
+//! ([`LineScanner::cut_lines`]): a marker past the cut is not seen, and the
+//! probe's summary says so.
 
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -158,6 +160,10 @@ pub(crate) struct LineScanner {
     /// The matched text of the last marker line, while it is being redrawn
     /// (it ended with `\r` and no `\n` followed yet).
     redraw: Option<Vec<u8>>,
+    /// Lines longer than [`MAX_LINE`] so far, matched on their first
+    /// [`MAX_LINE`] bytes only: a marker after that is not seen, and the
+    /// probe's summary says so.
+    pub(crate) cut_lines: u64,
 }
 
 impl LineScanner {
@@ -182,6 +188,7 @@ impl LineScanner {
                 }
                 Some(i) => {
                     self.keep(&rest[..i]);
+                    self.cut_lines += u64::from(self.overflowed);
                     let line = std::mem::take(&mut self.partial);
                     self.on_line(matcher, &line, rest[i] == b'\r', &mut marker);
                     self.partial = line;
@@ -197,6 +204,14 @@ impl LineScanner {
         };
         if complete > 0 {
             let region = &rest[..complete];
+            // A long line is matched on its first MAX_LINE bytes whether it
+            // came in one read or in several, so that what counts does not
+            // depend on how the pipe split the output; each is counted.
+            let long = region[..complete - 1]
+                .split(|&b| is_terminator(b))
+                .filter(|line| line.len() > MAX_LINE)
+                .count();
+            self.cut_lines += long as u64;
             let mut after_last = 0;
             matcher.for_each_marker(region, |start, end| {
                 self.newlines_between(&region[after_last..start]);
@@ -212,6 +227,7 @@ impl LineScanner {
     /// The unfinished line at the end of the stream, if it is a marker (a last
     /// line without a terminator still counts).
     pub(crate) fn finish(&mut self, matcher: &UnitMatcher, mut marker: impl FnMut(&[u8])) {
+        self.cut_lines += u64::from(self.overflowed);
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.on_line(matcher, &line, false, &mut marker);
@@ -276,6 +292,35 @@ mod tests {
             out.push(String::from_utf8_lossy(l).into_owned())
         });
         out
+    }
+
+    /// The markers found and the lines cut, with `chunks` read in turn.
+    fn scanned(pattern: &str, chunks: &[&[u8]]) -> (usize, u64) {
+        let matcher = UnitMatcher::new(pattern).unwrap();
+        let mut scanner = LineScanner::new();
+        let mut found = 0;
+        for chunk in chunks {
+            scanner.scan(&matcher, chunk, |_| found += 1);
+        }
+        scanner.finish(&matcher, |_| found += 1);
+        (found, scanner.cut_lines)
+    }
+
+    #[test]
+    fn a_marker_past_the_line_limit_is_not_seen_and_its_line_is_counted() {
+        let mut long = vec![b'x'; MAX_LINE + 10];
+        long.extend_from_slice(b" CALIB_UNIT\nCALIB_UNIT\n");
+        // In one read, or split inside the long line: the same answer.
+        assert_eq!(scanned("CALIB_UNIT", &[&long]), (1, 1));
+        let (head, tail) = long.split_at(1000);
+        assert_eq!(scanned("CALIB_UNIT", &[head, tail]), (1, 1));
+        // Without a final newline, the long line ends with the stream.
+        let unended = &long[..MAX_LINE + 21];
+        assert_eq!(scanned("CALIB_UNIT", &[unended]), (0, 1));
+        // Lines up to the limit are matched whole and not counted.
+        let mut fits = vec![b'x'; MAX_LINE - 11];
+        fits.extend_from_slice(b"CALIB_UNIT\n");
+        assert_eq!(scanned("CALIB_UNIT", &[&fits]), (1, 0));
     }
 
     #[test]

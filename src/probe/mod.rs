@@ -449,6 +449,10 @@ fn summary(
         text.push_str("; ");
         text.push_str(&both);
     }
+    if let Some(cut) = stats.cut_lines_text() {
+        text.push_str("; ");
+        text.push_str(&cut);
+    }
     text
 }
 

@@ -185,6 +185,9 @@ pub(crate) struct UnitStats {
     /// Units counted on stdout and on stderr.
     pub(crate) on_stdout: u64,
     pub(crate) on_stderr: u64,
+    /// Output lines longer than the marker scanner keeps, matched on their
+    /// start only ([`super::marker::LineScanner::cut_lines`]).
+    pub(crate) cut_lines: u64,
 }
 
 impl UnitStats {
@@ -208,6 +211,20 @@ impl UnitStats {
             format!(
                 "units were counted on both stdout ({}) and stderr ({}): if both report the same units, each is counted twice; give a --unit-regex that only one of them matches",
                 self.on_stdout, self.on_stderr
+            )
+        })
+    }
+
+    /// When output lines were too long to search whole: a unit marker past
+    /// the first 64 KiB of a line is not seen, and nothing in the timings
+    /// shows that a unit is missing.
+    pub(crate) fn cut_lines_text(&self) -> Option<String> {
+        (self.cut_lines > 0).then(|| {
+            format!(
+                "{} output line(s) longer than {} KiB were searched for unit markers on their first {} KiB only, so a unit marker later in such a line would not be counted; print each marker on a line of its own",
+                self.cut_lines,
+                super::marker::MAX_LINE / 1024,
+                super::marker::MAX_LINE / 1024
             )
         })
     }

@@ -394,6 +394,7 @@ impl Run {
             mut recorder,
             ..
         } = self;
+        recorder.stats.cut_lines = streams.iter().map(|s| s.scanner.cut_lines).sum();
         drop(streams);
         let (status, exited) = process.exit.expect("the loop ends after the command exits");
         let stopped = process.stopped;
