@@ -14,7 +14,7 @@ use calib::error::Origin;
 use calib::slurm::sacct::{parse_sacct, SacctOptions, SacctTable};
 use calib::stratum::Stratum;
 use calib::timings::{read_timings, Fingerprint, IngestOptions, TimingRow, TimingsWriter};
-use common::{calib as bin, stderr, stdout, write_file};
+use common::{calib as bin, output_with_stdin, stderr, stdout, write_file};
 use regex::Regex;
 
 const HEADER: &str = "JobID|JobIDRaw|JobName|Partition|State|ExitCode|Elapsed|ElapsedRaw|Timelimit|TimelimitRaw|NodeList|Start|End|Comment";
@@ -755,6 +755,48 @@ fn bad_input_names_the_line() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("line 2") && err.contains("Elapsed"), "{err}");
+}
+
+/// A sacct text whose last line was cut (a truncated copy, or a file read
+/// while sacct was writing it) is refused with the line and the header's field
+/// count, from a file and from stdin, in both parsable layouts: with `-P` the
+/// cut line has fewer fields; with `-p` (every field followed by `|`) a line
+/// cut just after a `|`, or inside its last value, had the field count of a
+/// whole `-P` line and was read as data (an empty or cut time limit).
+#[test]
+fn a_last_line_cut_short_is_refused_with_its_line_and_the_field_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "JobID|JobName|State|Elapsed|Timelimit";
+    let whole = "101|a|COMPLETED|00:10:00|01:00:00";
+    let texts = [
+        ("P-cut.txt", format!("{header}\n{whole}\n102|a|COMPL"), 3),
+        (
+            "p-cut-after.txt",
+            format!("{header}|\n{whole}|\n102|a|COMPLETED|00:20:00|"),
+            4,
+        ),
+        (
+            "p-cut-inside.txt",
+            format!("{header}|\n{whole}|\n102|a|COMPLETED|00:20:00|01:0"),
+            4,
+        ),
+    ];
+    for (name, text, found) in texts {
+        let file = write_file(dir.path(), name, &text);
+        let at = format!("@{}", file.display());
+        let from_file = bin().args(["audit", &at]).output().unwrap();
+        let from_stdin = output_with_stdin(bin().args(["audit", "-"]), &text);
+        for (out, origin) in [(from_file, name), (from_stdin, "<stdin>")] {
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+            assert!(
+                err.contains(&format!("{origin}, line 3: {found} fields, expected 5 ("))
+                    && err.contains("cut short"),
+                "{name}: {err}"
+            );
+            assert!(out.stdout.is_empty(), "{name}: {}", stdout(&out));
+        }
+    }
 }
 
 #[test]

@@ -10,7 +10,10 @@
 //!   Values are not escaped (print_fields.c), so a value containing the
 //!   delimiter shifts the columns: when a row has too many fields and exactly one
 //!   free-text column (`JobName` or `Comment`) is present, the extra fields are
-//!   given back to it; otherwise the line is refused.
+//!   given back to it; otherwise the line is refused. A line with fewer fields
+//!   than the header, or with `-p` one that does not end with the delimiter,
+//!   was cut short (a truncated file, the last line most often) and is refused
+//!   too.
 //!   The header line (`JobID|State|...`) is read when present; with `-n` (no
 //!   header) the caller must give the column names (the `--format` list).
 //! * **Fixed width** (no `-p`/`-P`): a header, a line of dashes, then values cut to
@@ -624,14 +627,35 @@ fn parse_delimited(
     for &(no, line) in body {
         let mut fields = split_fields(line, delimiter);
         let n = columns.len();
-        let trailing = fields.len() > n && fields.last() == Some(&"") && line.ends_with(delimiter);
-        // `-p` ends every line with the delimiter; drop that empty last field
-        // when the count says so.
-        if trailing && (fields.len() == n + 1 || trailing_seen == Some(true)) {
-            fields.pop();
-        }
-        if trailing_seen.is_none() {
-            trailing_seen = Some(trailing);
+        if trailing_seen == Some(true) {
+            // `-p` ends every field with the delimiter, the last one too, so
+            // the part after the last delimiter is empty on a whole line. On a
+            // line cut short it is the start of a value: refused, counting the
+            // fields that did end (a cut just after a delimiter is one field short).
+            let rest = fields.pop();
+            if rest != Some("") {
+                return Err(field_count_error(
+                    origin,
+                    no,
+                    line,
+                    fields.len(),
+                    &columns,
+                    delimiter,
+                    true,
+                ));
+            }
+        } else {
+            let trailing =
+                fields.len() > n && fields.last() == Some(&"") && line.ends_with(delimiter);
+            // A line may still end with the delimiter (without a header, the
+            // first line says whether they all do): drop that empty last field
+            // when the count says so.
+            if trailing && fields.len() == n + 1 {
+                fields.pop();
+            }
+            if trailing_seen.is_none() {
+                trailing_seen = Some(trailing);
+            }
         }
         let fields: Vec<String> = if fields.len() == n {
             fields.iter().map(|f| f.to_string()).collect()
@@ -644,17 +668,14 @@ fn parse_delimited(
             out.extend(fields[k + extra + 1..].iter().map(|f| f.to_string()));
             out
         } else {
-            return Err(Error::input(
-                origin.clone(),
-                Some(no),
-                format!(
-                    "{} fields, expected {} ({}) separated by `{delimiter}`; a value may \
-                     contain the delimiter: use sacct --delimiter with a string that no job \
-                     name contains, or put JobName last in --format",
-                    fields.len(),
-                    n,
-                    columns.join(delimiter)
-                ),
+            return Err(field_count_error(
+                origin,
+                no,
+                line,
+                fields.len(),
+                &columns,
+                delimiter,
+                trailing_seen == Some(true),
             ));
         };
         rows.push(index.row(no, fields, Vec::new(), origin)?);
@@ -668,6 +689,44 @@ fn parse_delimited(
         had_header,
         rows,
     })
+}
+
+/// The refusal of `line` (number `no`), which has `found` fields where the
+/// header (or the given column names) has `columns.len()`: one message for
+/// every line that does not split into the columns. `trailing`: the lines end
+/// with the delimiter (`-p`), so a field counts only with a delimiter after it.
+/// Fewer fields, or a `-p` line not ending with the delimiter, is a line cut
+/// short (a truncated file, or one read while sacct was writing it); more, a
+/// value that contains the delimiter.
+fn field_count_error(
+    origin: &Origin,
+    no: u64,
+    line: &str,
+    found: usize,
+    columns: &[String],
+    delimiter: &str,
+    trailing: bool,
+) -> Error {
+    let n = columns.len();
+    let layout = if trailing {
+        format!("each followed by `{delimiter}` (sacct -p)")
+    } else {
+        format!("separated by `{delimiter}`")
+    };
+    let why = if found < n || (trailing && !line.ends_with(delimiter)) {
+        "the line is cut short: the file was truncated or read before sacct finished writing it"
+    } else {
+        "a value may contain the delimiter: use sacct --delimiter with a string that no job \
+         name contains, or put JobName last in --format"
+    };
+    Error::input(
+        origin.clone(),
+        Some(no),
+        format!(
+            "{found} fields, expected {n} ({}) {layout}; {why}",
+            columns.join(delimiter)
+        ),
+    )
 }
 
 /// Blank-separated words of a line with their byte spans.
