@@ -746,6 +746,39 @@ fn without_sacct_text_or_sacct_on_path_it_says_what_to_do() {
     assert!(err.contains("sacct is not on PATH"), "{err}");
 }
 
+/// When sacct rejects the job ids given with -j, calib's message shows the
+/// sacct command it ran with every word shell-quoted, as calib shows the
+/// commands it prints elsewhere: the user's value is one visible word that can
+/// be pasted back, not text that runs on into the rest of the message.
+#[cfg(unix)]
+#[test]
+fn a_job_list_sacct_rejects_is_shown_quoted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let sacct = write_file(
+        dir.path(),
+        "sacct",
+        "#!/bin/sh\necho 'sacct: error: Invalid job id' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&sacct, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (jobs, shown) in [
+        ("42 43; touch x", "-j '42 43; touch x'`"),
+        ("4242,it's", r"-j '4242,it'\''s'`"),
+    ] {
+        let out = bin()
+            .args(["audit", "-j", jobs])
+            .env("PATH", dir.path())
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(shown) && err.contains("Invalid job id"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn bad_input_names_the_line() {
     let out = bin()

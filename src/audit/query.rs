@@ -5,6 +5,7 @@
 use std::process::Command;
 
 use crate::error::{Error, Origin, Result};
+use crate::probe::gate::shell_join;
 use crate::slurm::sacct::SacctTable;
 
 /// The columns calib asks sacct for. Comment comes last: values are not escaped
@@ -48,7 +49,9 @@ impl SacctQuery {
     /// sacct on `PATH` is a refusal that says how to pass its text instead.
     pub fn run(&self) -> Result<(String, Origin)> {
         let argv = self.argv();
-        let shown = format!("sacct {}", argv.join(" "));
+        // Shell-quoted, so that a value from the user (a -j list sacct
+        // rejected) shows where it starts and ends and can be pasted back.
+        let shown = format!("sacct {}", shell_join(&argv));
         let output = Command::new("sacct").args(&argv).output().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Error::Refused(
