@@ -394,27 +394,36 @@ fn login_node_is_refused_with_a_salloc_line_unless_allowed() {
     std::fs::set_permissions(&sbatch, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let out_dir = dir.path().join("out");
-    let mut c = calib();
-    let out = run(c
-        .env("PATH", &path)
-        .arg("probe")
-        .arg("--out")
-        .arg(&out_dir)
-        .args([
-            "-s",
-            "k=v",
-            "--timeout",
-            "20m",
-            "--",
-            "sh",
-            "-c",
-            "echo CALIB_UNIT",
-        ]));
-    assert_eq!(out.status.code(), Some(2));
-    let err = stderr(&out);
-    assert!(err.contains("salloc --time=00:30:00"), "{err}");
-    assert!(err.contains("--allow-login"), "{err}");
-    assert!(files(&out_dir).is_empty());
+    // The allocation is the timeout in whole minutes, rounded up, plus 10. A
+    // decimal is read as --help has it: without a unit, minutes (1.5 is 90 s,
+    // not refused), and with one, to the fraction (60.5s is not cut to 60s).
+    for (timeout, salloc) in [
+        ("20m", "salloc --time=00:30:00"),
+        ("1.5", "salloc --time=00:12:00"),
+        ("60.5s", "salloc --time=00:12:00"),
+    ] {
+        let mut c = calib();
+        let out = run(c
+            .env("PATH", &path)
+            .arg("probe")
+            .arg("--out")
+            .arg(&out_dir)
+            .args([
+                "-s",
+                "k=v",
+                "--timeout",
+                timeout,
+                "--",
+                "sh",
+                "-c",
+                "echo CALIB_UNIT",
+            ]));
+        assert_eq!(out.status.code(), Some(2));
+        let err = stderr(&out);
+        assert!(err.contains(salloc), "--timeout {timeout}: {err}");
+        assert!(err.contains("--allow-login"), "{err}");
+        assert!(files(&out_dir).is_empty());
+    }
 
     let mut c = calib();
     let out = run(c

@@ -4,7 +4,10 @@
 //! [`crate::slurm::time::parse_time`]: `30` is 30 *minutes*, `1:30:00`,
 //! `2-00:00:00`, `UNLIMITED`), so the value of `sbatch --time` can be reused as
 //! is; and a number with a unit suffix, `90s`, `10m`, `1.5h`, `2d`, which says
-//! its unit and cannot be misread.
+//! its unit and cannot be misread. A number without a unit is minutes, as
+//! `--help` says (`30 = 30 minutes`), decimals included: sbatch takes whole
+//! minutes only, but next to `1.5h` a refused `1.5` would only puzzle, so it
+//! reads as 1.5 minutes (90 s).
 
 use std::time::Duration;
 
@@ -24,7 +27,8 @@ pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>>
         )
     };
     let trimmed = text.trim();
-    if let Some((number, unit)) = split_suffix(trimmed) {
+    let (number, suffix) = split_number(trimmed);
+    if let Some(unit) = unit_seconds(number, suffix) {
         let value: f64 = number
             .parse()
             .map_err(|_| bad(format!("`{number}` is not a number")))?;
@@ -37,6 +41,11 @@ pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>>
         }
         return Ok(Some(Duration::from_secs_f64(seconds)));
     }
+    // A number and a word: a unit calib does not know (`1.5min`), said as
+    // such rather than by Slurm's grammar (`decimals are not allowed`).
+    if !number.is_empty() && suffix.starts_with(|c: char| c.is_alphabetic()) {
+        return Err(bad(format!("`{suffix}` is not a unit: s, m, h or d")));
+    }
     match parse_time(trimmed) {
         Ok(SlurmTime::Limited(s)) => Ok(Some(Duration::from_secs(s))),
         Ok(SlurmTime::Unlimited) => Ok(None),
@@ -44,19 +53,29 @@ pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>>
     }
 }
 
-/// `90s` -> ("90", 1.0); `10m` -> ("10", 60.0); none for Slurm forms.
-fn split_suffix(text: &str) -> Option<(&str, f64)> {
-    let last = text.chars().last()?;
-    let unit = match last {
-        's' => 1.0,
-        'm' => 60.0,
-        'h' => 3600.0,
-        'd' => 86400.0,
-        _ => return None,
-    };
-    let number = &text[..text.len() - 1];
-    (!number.is_empty() && number.chars().all(|c| c.is_ascii_digit() || c == '.'))
-        .then_some((number, unit))
+/// The leading digits and dots of `text`, and the rest: `1.5h` -> ("1.5", "h").
+fn split_number(text: &str) -> (&str, &str) {
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    text.split_at(end)
+}
+
+/// The seconds in a unit: `s`, `m`, `h`, `d`, and no unit after a decimal
+/// number (minutes, see the module docs); none for the rest, which is left
+/// to Slurm's grammar (`30`, `1:30:00`, `UNLIMITED`).
+fn unit_seconds(number: &str, suffix: &str) -> Option<f64> {
+    if number.is_empty() {
+        return None;
+    }
+    match suffix {
+        "s" => Some(1.0),
+        "m" => Some(60.0),
+        "h" => Some(3600.0),
+        "d" => Some(86400.0),
+        "" if number.contains('.') => Some(60.0),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -83,14 +102,20 @@ mod tests {
         assert_eq!(secs("1:30:00"), Some(5400.0));
         assert_eq!(secs("1-00:00:00"), Some(86400.0));
         assert_eq!(secs("UNLIMITED"), None);
+        assert_eq!(secs("90.5s"), Some(90.5));
+        assert_eq!(secs("1.5"), Some(90.0), "a decimal without unit is minutes");
+        assert_eq!(secs(".5"), Some(30.0));
     }
 
     #[test]
     fn errors_name_the_flag() {
-        for bad in ["", "ten", "5x", "-3s", "1:xx"] {
+        for bad in ["", "ten", "5x", "-3s", "1:xx", "1.5.2", "1.5min", "90.5S"] {
             let e = parse_duration("--timeout", bad).unwrap_err();
             assert!(e.to_string().contains("--timeout"), "{e}");
             assert_eq!(e.exit_code(), 2);
         }
+        // A unit calib does not know is named, not taken for a decimal.
+        let e = parse_duration("--timeout", "1.5min").unwrap_err();
+        assert!(e.to_string().contains("`min` is not a unit"), "{e}");
     }
 }

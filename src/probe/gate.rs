@@ -65,10 +65,11 @@ pub(crate) fn check(
 }
 
 /// The allocation to ask for: the probe's own timeout plus 10 minutes, whole
-/// minutes, else one hour; in `--time`'s grammar.
+/// minutes, else one hour; in `--time`'s grammar. The timeout is rounded up
+/// with its fraction of a second (`--timeout 60.5s` needs 2 minutes).
 fn salloc_time(timeout: Option<Duration>) -> String {
     format_minutes(match timeout {
-        Some(t) => t.as_secs().div_ceil(60) + 10,
+        Some(t) => (t.as_secs_f64() / 60.0).ceil() as u64 + 10,
         None => 60,
     })
 }
@@ -95,6 +96,10 @@ mod tests {
         assert_eq!(read(None), SlurmTime::Limited(3_600));
         assert_eq!(
             read(Some(Duration::from_secs(90))),
+            SlurmTime::Limited(12 * 60)
+        );
+        assert_eq!(
+            read(Some(Duration::from_secs_f64(60.5))),
             SlurmTime::Limited(12 * 60)
         );
         assert_eq!(
