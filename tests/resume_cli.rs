@@ -530,6 +530,104 @@ fn job_scripts_of_budget_s_script_dir_are_what_resume_submits() {
     assert!(stdout(&out).is_empty());
 }
 
+/// Probe rows of 3 runs x 20 units of `stratum`, each unit `per` seconds.
+fn probe_rows(stratum: &str, per: f64) -> String {
+    let mut text = String::new();
+    for run in 0..3 {
+        let mut t = 5.0;
+        for unit in 1..=20 {
+            t += per * (1.0 + 0.05 * run as f64) * (1.0 + 0.01 * ((unit * 7 + run) % 5) as f64);
+            text.push_str(&format!("r{run},\"{stratum}\",{unit},{t:.3}\n"));
+        }
+    }
+    text
+}
+
+/// Two strata whose labels give the same job name (`ds=a b`, `ds=a_b`):
+/// budget's job scripts are `calib-ds-a_b.sh` and `calib-ds-a_b-2.sh`, which
+/// one is whose depending on that budget's strata. Resume submits the file
+/// that exports the killed task's own stratum (the other would run the other
+/// stratum's cell), and overrides the file's --time-min, the whole run's
+/// measured cost, which would exceed the remainder's --time.
+#[test]
+fn resume_submits_the_job_script_of_the_task_s_own_stratum() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let mut probes = String::from("run,stratum,unit,elapsed_s\n");
+    probes.push_str(&probe_rows("ds=a b", 60.0));
+    probes.push_str(&probe_rows("ds=a_b", 30.0));
+    std::fs::write(path("probes.csv"), probes).unwrap();
+    let mut killed = String::from("run,stratum,unit,elapsed_s,job_id\n");
+    for unit in 1..=25 {
+        killed.push_str(&format!("k0,ds=a_b,{unit},{},900_1\n", 5 + 31 * unit));
+    }
+    std::fs::write(path("killed.csv"), killed).unwrap();
+    let run = |args: &[&str]| calib().current_dir(dir.path()).args(args).output().unwrap();
+    let fit = run(&["fit", "probes.csv", "-o", "m.json"]);
+    assert_eq!(fit.status.code(), Some(0), "{}", stderr(&fit));
+    let partitions = ["--units", "40", "--partitions", "short* 2:00:00"];
+    let budget = run(&[
+        &["budget", "--model", "m.json", "-f", "sbatch"][..],
+        &partitions,
+        &["--script", "job.sh", "--script-dir", "jobs", "--time-min"],
+    ]
+    .concat());
+    assert_eq!(budget.status.code(), Some(0), "{}", stderr(&budget));
+    let resumed = |folder: &str| {
+        run(&[
+            &[
+                "resume",
+                "--model",
+                "m.json",
+                "--timings",
+                "killed.csv",
+                "-f",
+                "sbatch",
+            ][..],
+            &partitions,
+            &["--script-dir", folder],
+        ]
+        .concat())
+    };
+    let out = resumed("jobs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines = live_lines(&out);
+    assert_eq!(lines.len(), 1, "{}", stdout(&out));
+    let words = shlex::split(&lines[0]).unwrap();
+    let script = words.last().unwrap();
+    let text = std::fs::read_to_string(dir.path().join(script)).unwrap();
+    assert!(
+        text.lines().any(|l| l == "export CALIB_STRATUM=ds=a_b"),
+        "{script} is another stratum's:\n{text}"
+    );
+    let option = |name: &str| {
+        words
+            .iter()
+            .find_map(|w| w.strip_prefix(&format!("--{name}=")))
+            .unwrap_or_else(|| panic!("no --{name} in {}", lines[0]))
+    };
+    assert_eq!(option("time-min"), option("time"), "{}", lines[0]);
+    // Without the stratum's own file, resume refuses, naming the stratum.
+    std::fs::create_dir_all(dir.path().join("others")).unwrap();
+    let other = ["jobs/calib-ds-a_b.sh", "jobs/calib-ds-a_b-2.sh"]
+        .into_iter()
+        .find(|f| dir.path().join(f) != dir.path().join(script))
+        .unwrap();
+    std::fs::copy(
+        dir.path().join(other),
+        dir.path().join("others/calib-ds-a_b.sh"),
+    )
+    .unwrap();
+    let out = resumed("others");
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("stratum `ds=a_b`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+}
+
 #[test]
 fn over_every_cap_each_segment_pays_the_startup_and_a_lost_unit_and_fits_the_cap() {
     let run = |format: &str| {

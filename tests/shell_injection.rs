@@ -859,7 +859,7 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
         let grid_path = format!("/grids/{}/g.toml", file_name_of(hostile));
         let context = ExportContext {
             script: hostile.clone(),
-            script_dir: None,
+            job_scripts: None,
             grid: Some(calib::budget::export::GridDerivation {
                 calib: "calib".into(),
                 grid: grid_path.clone(),

@@ -1,7 +1,7 @@
 //! `calib resume`: after a walltime kill, the time the rest of each killed
 //! run needs and the `sbatch` line that resubmits exactly those tasks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -14,7 +14,7 @@ use crate::commands::input::{load_model_file, read_text_argument, read_timings_w
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::output;
-use crate::resume::export::{script_of, ExportContext, Format};
+use crate::resume::export::{ExportContext, Format};
 use crate::resume::{self, ResumeOptions};
 use crate::shell::text_argument;
 use crate::slurm::sacct::{parse_sacct, SacctOptions};
@@ -135,8 +135,10 @@ pub struct ResumeArgs {
 
     /// The folder of the job scripts `calib budget --script-dir` wrote: each
     /// stratum's line submits its job script there (`DIR/calib-<stratum>.sh`,
-    /// which exports the variables and derives the cell itself) instead of
-    /// --script; the line's --array and --time override its #SBATCH lines.
+    /// or `-2.sh`, `-3.sh`, ... where strata share a job name: the file that
+    /// exports the stratum's CALIB_STRATUM), which exports the variables and
+    /// derives the cell itself, instead of --script; the line's --array, --time
+    /// and --time-min (set to the --time) override its #SBATCH lines.
     #[arg(long, value_name = "DIR", conflicts_with = "script", value_parser = text_argument)]
     pub script_dir: Option<String>,
 
@@ -227,9 +229,13 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
             Some(GridDerivation::for_grid(path)?)
         }
     };
+    let job_scripts = match &args.script_dir {
+        Some(dir) => Some(resume::job_scripts_in(&plan, Path::new(dir))?),
+        None => None,
+    };
     let context = ExportContext {
         script: args.script.clone(),
-        script_dir: args.script_dir.as_ref().map(PathBuf::from),
+        job_scripts,
         grid,
         name_partition: match args.name_partition {
             NamePartition::Always => true,
@@ -238,18 +244,6 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         },
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
     };
-    if context.script_dir.is_some() {
-        // A job script that is not there would be a line that fails on submit.
-        for s in plan.strata.iter().filter(|s| s.submittable()) {
-            let script = script_of(s, &context);
-            if !std::path::Path::new(&script).is_file() {
-                return Err(Error::Refused(format!(
-                    "--script-dir: no job script {script} for stratum `{}`; give the folder calib budget --script-dir wrote, or --script",
-                    s.stratum
-                )));
-            }
-        }
-    }
     let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
     match args.format {
         Format::Table => output::write_table(export)?,

@@ -91,6 +91,7 @@
 pub mod export;
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -590,6 +591,29 @@ pub fn check_grid(plan: &ResumePlan, grid: &budget::grid::Grid, path: &str) -> R
         }
     }
     Ok(())
+}
+
+/// Each submittable stratum's job script in `dir`, the folder `calib budget
+/// --script-dir` wrote: the file that exports the stratum's `CALIB_STRATUM`
+/// ([`budget::export::written_job_script`]). A stratum without one is
+/// refused before any line is printed: its line would fail on submit, or,
+/// under a name another stratum's labels also give, run that stratum's cell.
+pub fn job_scripts_in(plan: &ResumePlan, dir: &Path) -> Result<BTreeMap<String, String>> {
+    let mut scripts = BTreeMap::new();
+    for s in plan.strata.iter().filter(|s| s.submittable()) {
+        let found = budget::export::written_job_script(dir, &s.stratum)
+            .map_err(|e| Error::io(dir.display().to_string(), e))?;
+        let Some(path) = found else {
+            return Err(Error::Refused(format!(
+                "--script-dir: no job script in {} exports stratum `{}` (calib budget names it {}.sh, or -2, -3, ... after it where strata's job names are the same); give the folder calib budget --script-dir wrote, or --script",
+                dir.display(),
+                s.stratum,
+                budget::export::job_name(&s.stratum)
+            )));
+        };
+        scripts.insert(s.stratum.clone(), path.to_string_lossy().into_owned());
+    }
+    Ok(scripts)
 }
 
 /// The probe timings with the killed runs' units added (a run already among

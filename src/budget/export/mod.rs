@@ -10,7 +10,8 @@ pub(crate) use self::json::round3;
 pub use self::json::JsonExporter;
 pub(crate) use self::sbatch::script_argument;
 pub use self::sbatch::{
-    cell_derivation, exported_variables, job_scripts, JobScript, SbatchExporter, GRID_VARIABLE,
+    cell_derivation, exported_variables, job_scripts, written_job_script, JobScript,
+    SbatchExporter, GRID_VARIABLE,
 };
 pub use self::table::TableExporter;
 

@@ -374,6 +374,43 @@ pub struct JobScript {
     pub text: String,
 }
 
+/// The `n`-th file name a stratum of job name `base` may get in a folder of
+/// job scripts: `base.sh`, then `base-2.sh`, `base-3.sh`, ... where strata's
+/// job names are the same (their labels differ only in characters a job
+/// name leaves out).
+fn job_script_name(base: &str, n: usize) -> String {
+    match n {
+        1 => format!("{base}.sh"),
+        n => format!("{base}-{n}.sh"),
+    }
+}
+
+/// The job script that [`job_scripts`] wrote for `stratum` in `dir`: among
+/// the names its job name may get ([`job_script_name`], in turn while such a
+/// file is there), the one that exports this stratum's `CALIB_STRATUM`. Which
+/// name a stratum got depends on the other strata of that budget, so the
+/// name alone cannot tell: `calib resume` submitting another stratum's
+/// script would run that stratum's cell. `None` when no file there is it.
+pub fn written_job_script(dir: &Path, stratum: &str) -> std::io::Result<Option<PathBuf>> {
+    let base = job_name(stratum);
+    let wanted = format!("CALIB_STRATUM={}", stratum_variable(stratum));
+    for n in 1.. {
+        let path = dir.join(job_script_name(&base, n));
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
+        let exports_it = text.lines().any(|line| {
+            line.starts_with("export CALIB_STRATUM=")
+                && shlex::split(line).is_some_and(|words| words == ["export", wanted.as_str()])
+        });
+        if exports_it {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
+}
+
 /// The job scripts of `budget` in `dir`, one per stratum with a submittable
 /// time: `#!/bin/sh`, the provenance comment, the options as `#SBATCH`
 /// directives (sbatch reads them up to the first command), the environment
@@ -389,10 +426,7 @@ pub fn job_scripts(budget: &Budget, context: &ExportContext, dir: &Path) -> Vec<
         }
         let base = job_name(&s.stratum);
         let name = (1..)
-            .map(|n| match n {
-                1 => format!("{base}.sh"),
-                n => format!("{base}-{n}.sh"),
-            })
+            .map(|n| job_script_name(&base, n))
             .find(|name| !taken.contains(name))
             .expect("an unused name");
         taken.insert(name.clone());

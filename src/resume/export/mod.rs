@@ -9,6 +9,8 @@ pub use self::json::JsonExporter;
 pub use self::sbatch::SbatchExporter;
 pub use self::table::TableExporter;
 
+use std::collections::BTreeMap;
+
 use super::{ResumePlan, StratumResume, Submission};
 use crate::budget::export::{
     exported_variables, job_comment, job_name, script_argument, GridDerivation,
@@ -21,11 +23,13 @@ use crate::slurm::time::format_minutes;
 pub struct ExportContext {
     /// The batch script the `sbatch` lines submit (the campaign's own).
     pub script: String,
-    /// The folder of `calib budget --script-dir`'s job scripts: each
-    /// stratum's line submits its job script there (`calib-<slug>.sh`, which
-    /// exports the variables and derives the cell itself) instead of `script`.
-    /// The line's options override the script's `#SBATCH` directives.
-    pub script_dir: Option<std::path::PathBuf>,
+    /// With `--script-dir`, each stratum's job script that `calib budget
+    /// --script-dir` wrote there (the file that exports its `CALIB_STRATUM`:
+    /// [`crate::budget::export::written_job_script`]), by stratum: its lines
+    /// submit that script (which exports the variables and derives the cell
+    /// itself) instead of `script`. The line's options override the script's
+    /// `#SBATCH` directives, `--time-min` included.
+    pub job_scripts: Option<BTreeMap<String, String>>,
     /// With a campaign grid (`--grid FILE.toml`): the tasks derive their cell
     /// from it, and the lines export `CALIB_GRID`, as `calib budget`'s do.
     pub grid: Option<GridDerivation>,
@@ -88,7 +92,13 @@ pub fn command_line(
     }
     // over_cap: the line of one segment, at the largest cap (see the notes).
     let time = s.segment_minutes().map_or_else(|| s.time(), format_minutes);
-    options.push(("time", time));
+    options.push(("time", time.clone()));
+    if context.job_scripts.is_some() {
+        // A job script of `calib budget --time-min` asks for the whole run's
+        // measured cost as its minimum; above the remainder's --time, Slurm
+        // refuses the job. The remainder's minimum is its time.
+        options.push(("time-min", time));
+    }
     if let Some(partition) = s
         .decision
         .partition
@@ -113,20 +123,18 @@ pub fn command_line(
             .into_iter()
             .map(|(name, value)| format!("--{name}={}", quote(&value))),
     );
-    words.push(script_argument(&script_of(s, context)));
+    words.push(script_argument(script_of(s, context)));
     words.join(" ")
 }
 
-/// The script a stratum's lines submit: its job script in
-/// [`ExportContext::script_dir`], else [`ExportContext::script`].
-pub fn script_of(s: &StratumResume, context: &ExportContext) -> String {
-    match &context.script_dir {
-        Some(dir) => dir
-            .join(format!("{}.sh", job_name(&s.stratum)))
-            .to_string_lossy()
-            .into_owned(),
-        None => context.script.clone(),
-    }
+/// The script a stratum's lines submit: its job script of
+/// [`ExportContext::job_scripts`], else [`ExportContext::script`].
+pub fn script_of<'c>(s: &StratumResume, context: &'c ExportContext) -> &'c str {
+    context
+        .job_scripts
+        .as_ref()
+        .and_then(|scripts| scripts.get(&s.stratum))
+        .unwrap_or(&context.script)
 }
 
 /// Every live `sbatch` line of the plan, in order: (stratum, line).
