@@ -325,6 +325,63 @@ fn bad_input_exits_2_with_what_to_do() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
+/// The demo's tasks were killed at units 90 and 74 of 100: `--units 50`
+/// would take them for finished and resubmit nothing, with status 0.
+#[test]
+fn a_task_killed_past_the_units_given_shows_the_units_are_wrong() {
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args(["resume", "data/spread-20.csv"])
+        .args([
+            "--timings",
+            "data/campaign/timed-out-Y.csv",
+            "--units",
+            "50",
+        ])
+        .args(["--partitions", &format!("@{PARTITIONS}")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("killed after recording 90 units"), "{err}");
+    assert!(err.contains("timed-out-Y.csv"), "{err}");
+    // At the campaign's --units 100 they are resumed: a run that ended by
+    // itself after its 100 units is no sign of wrong units.
+    let out = resume(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// A job id that is no Slurm job or array task: resubmitted, the task would
+/// lose its array index (its seed, its cell), so resume refuses it, naming
+/// the file, the run and the value.
+#[test]
+fn a_job_id_that_is_no_job_or_array_task_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let killed = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
+    assert!(killed.contains(",4242_1,"), "the demo's killed task");
+    for bad in ["4242_1$(id)", "4242_4294967296", "4242.batch"] {
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, killed.replace(",4242_1,", &format!(",{bad},"))).unwrap();
+        let out = calib()
+            .current_dir(repo_file(""))
+            .args([
+                "resume",
+                "data/spread-20.csv",
+                "--timings",
+                path.to_str().unwrap(),
+            ])
+            .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stdout(&out));
+        let err = stderr(&out);
+        for needle in ["t.csv", "its job_id", bad, "JOB_INDEX"] {
+            assert!(err.contains(needle), "{bad}: `{needle}` not in {err}");
+        }
+        assert!(stdout(&out).is_empty(), "{bad}");
+    }
+}
+
 #[test]
 fn a_probe_too_short_for_the_run_gives_no_time_and_exits_3() {
     // data/trend-probe-7.csv: one run of 7 generations; a run of 100 is

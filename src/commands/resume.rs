@@ -158,6 +158,12 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
     }
 
     let tasks = read_timings_warned(&args.timings)?;
+    // One file read is named; several are named by the flag.
+    let timings_origin = match tasks.sources.as_slice() {
+        [one] => one.clone(),
+        _ => Origin::Argument("--timings".into()),
+    };
+    resume::check_tasks(&tasks, args.units, timings_origin)?;
     // Nothing read is a wrong path, not a campaign without killed tasks.
     if tasks.runs.is_empty() {
         return Err(Error::input(

@@ -96,7 +96,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::budget::{self, rule, BudgetOptions, Cap, Decision, Status, Target};
-use crate::error::{Error, Result};
+use crate::error::{Error, Origin, Result};
 use crate::fit::divergence;
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::ModelFile;
@@ -174,6 +174,58 @@ fn array_task(id: &JobId) -> Option<(u64, u64)> {
 /// [`array_task`] of a job id as text, such as `4242_3`.
 fn array_of(job_id: &str) -> Option<(u64, u64)> {
     array_task(&JobId::parse(job_id).ok()?)
+}
+
+/// Checks the killed tasks' timings before anything is chosen from them:
+/// every run's `job_id` is a job or an array task as Slurm prints it
+/// (`4242`, `4242_3`), since a resubmission keeps a task's array index only
+/// when its id parses, and a task resubmitted without it runs with no
+/// `SLURM_ARRAY_TASK_ID` (no seed, no cell); and no killed run (ended by a
+/// signal, or with no end row) recorded more units than the `units` of a
+/// whole run: it would look finished and be left out, while its walltime
+/// killed it short of the campaign's length (the `--units` given is not the
+/// campaign's; a run of another stratum that ended by itself may be longer).
+/// The error names the run, its stratum and why; its origin is `origin` (the
+/// timings given).
+pub fn check_tasks(timings: &Timings, units: u64, origin: Origin) -> Result<()> {
+    for run in &timings.runs {
+        let killed = matches!(run.end, None | Some((RunEnd::Signal(_), _, _)));
+        let reached = run.points.last().map_or(0, |p| p.0);
+        if killed && reached > units {
+            return Err(Error::input(
+                origin,
+                None,
+                format!(
+                    "run `{}` of stratum `{}` was killed after recording {reached} units, more than --units {units}: give the units of a whole run of the campaign",
+                    run.run, run.stratum
+                ),
+            ));
+        }
+        let Some(text) = run.fingerprint.job_id.as_deref() else {
+            continue;
+        };
+        let why = match JobId::parse(text) {
+            Err(why) => why,
+            Ok(id)
+                if id.step.is_none()
+                    && matches!(id.kind, JobKind::Plain | JobKind::ArrayTask(_)) =>
+            {
+                continue
+            }
+            Ok(_) => {
+                format!("`{text}` is a job step or component, not the job or array task that ran")
+            }
+        };
+        return Err(Error::input(
+            origin,
+            None,
+            format!(
+                "run `{}` of stratum `{}`: its job_id {why}; expected JOB or JOB_INDEX (4242, 4242_3), as calib probe records it",
+                run.run, run.stratum
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The task a run belongs to, for messages: its job id, else its run id.
