@@ -438,7 +438,18 @@ fn plain_text_that_is_not_sacct_is_refused_with_advice() {
 
 #[test]
 fn empty_and_single_column_outputs() {
-    let t = parse_sacct("", &Origin::Stdin, &SacctOptions::default()).unwrap();
+    // sacct prints its header even where no job matched: empty text is a
+    // sacct that failed, and reading it as no jobs would report success.
+    for empty in ["", "\n\n", "  \r\n"] {
+        let err = parse_sacct(empty, &Origin::Stdin, &SacctOptions::default()).unwrap_err();
+        assert_input_error(&err, None, &["no sacct output", "header line"]);
+    }
+    // Headerless output (`sacct -n`) with its columns given: no jobs.
+    let headerless = SacctOptions {
+        columns: Some(vec!["JobID".into(), "State".into()]),
+        ..SacctOptions::default()
+    };
+    let t = parse_sacct("", &Origin::Stdin, &headerless).unwrap();
     assert!(t.rows.is_empty());
     let t = parse_sacct("JobID\n5\n6_1\n", &Origin::Stdin, &SacctOptions::default()).unwrap();
     assert_eq!(ids(&t), ["5", "6_1"]);

@@ -519,6 +519,18 @@ pub fn parse_sacct(text: &str, origin: &Origin, options: &SacctOptions) -> Resul
         }
         lines.push((i as u64 + 1, line));
     }
+    // Without a header there is nothing to read the columns from: sacct
+    // prints one even when no job matched, so empty text is a sacct that
+    // failed (`calib audit "$(sacct ...)"`, its error gone to stderr) or the
+    // wrong text, not a campaign without jobs. Given the columns (`sacct
+    // -n`), empty text is no job.
+    if lines.is_empty() && options.columns.is_none() {
+        return Err(Error::input(
+            origin.clone(),
+            None,
+            "no sacct output: expected a header line (sacct -P --format=...) even where no job matched; if sacct itself failed, its error is on its stderr",
+        ));
+    }
     if lines.is_empty() {
         return Ok(SacctTable {
             layout: Layout::Delimited {
