@@ -503,3 +503,85 @@ fn a_trend_hidden_in_the_scatter_of_a_flat_looking_probe_is_in_its_bound() {
     // three of them, which the flat projection's 78.7% is not.
     assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
 }
+
+/// `runs` as one campaign's timings.
+fn timings_of(runs: Vec<RunTimings>) -> Timings {
+    Timings {
+        runs,
+        warnings: Vec::new(),
+        ..Default::default()
+    }
+}
+
+/// `run` ended as `end` at its last unit (a failure, a kill).
+fn ended(mut run: RunTimings, end: &RunEnd) -> RunTimings {
+    let (_, units, t) = run.end.clone().unwrap();
+    run.end = Some((end.clone(), units, t));
+    run
+}
+
+/// A run that failed or was killed did not do a finished run's work: it is
+/// never held out, however far it got. Before, five 40-unit runs that ended
+/// `exit:1` (or `signal:KILL`) were held out and reported "covered 5/5".
+#[test]
+fn failed_or_killed_runs_are_never_held_out() {
+    let cost = |_i: u64| 1.0;
+    for end in [RunEnd::Exit(1), RunEnd::Signal("KILL".into())] {
+        let mut noise = Rng::new(9);
+        let failed: Vec<RunTimings> = (0..5)
+            .map(|k| {
+                let r = run(&format!("r{k}"), "d=a", 40, &cost, 0.02, &mut noise, true);
+                ended(r, &end)
+            })
+            .collect();
+        // Nothing to hold out: refused, saying why (and so on the command line).
+        let error = backtest(
+            &timings_of(failed.clone()),
+            &options(ProbeLength::Units(10), 3),
+        )
+        .unwrap_err();
+        assert_eq!(error.exit_code(), 2, "{end:?}");
+        assert!(
+            error.to_string().contains("failed or were killed"),
+            "{error}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("failed.csv");
+        write_csv(&timings_of(failed.clone()), &file);
+        let out = calib(&["backtest", file.to_str().unwrap(), "--probe-units", "10"]);
+        assert_eq!(out.status.code(), Some(2), "{}", common::stdout(&out));
+        assert!(common::stderr(&out).contains("no full-length run"));
+
+        // Beside finished runs, only those are held out; a stratum of failed
+        // runs only is skipped with the reason.
+        let mut runs: Vec<RunTimings> = failed[..2].to_vec();
+        runs.extend(
+            (0..4).map(|k| run(&format!("f{k}"), "d=a", 40, &cost, 0.02, &mut noise, true)),
+        );
+        runs.extend((0..4).map(|k| {
+            ended(
+                run(&format!("b{k}"), "d=b", 40, &cost, 0.02, &mut noise, true),
+                &end,
+            )
+        }));
+        let report = backtest(&timings_of(runs), &options(ProbeLength::Units(10), 3)).unwrap();
+        assert_eq!(report.strata.len(), 1);
+        let held: Vec<&str> = report.strata[0]
+            .trials
+            .iter()
+            .map(|t| t.held_out.as_str())
+            .collect();
+        assert_eq!(held, ["f0", "f1", "f2", "f3"]);
+        assert_eq!(report.skipped.len(), 1);
+        assert_eq!(report.skipped[0].stratum, "d=b");
+    }
+    // Runs calib stopped at the full length (`end = limit`, as the corpus's
+    // GNU Go and MiniSat runs) are full-length: held out beside shorter probes.
+    let mut noise = Rng::new(10);
+    let mut runs: Vec<RunTimings> = (0..4)
+        .map(|k| run(&format!("f{k}"), "d=a", 40, &cost, 0.02, &mut noise, false))
+        .collect();
+    runs.extend((0..3).map(|k| run(&format!("p{k}"), "d=a", 10, &cost, 0.02, &mut noise, false)));
+    let report = backtest(&timings_of(runs), &options(ProbeLength::Recorded, 3)).unwrap();
+    assert_eq!(report.trials, 4);
+}

@@ -1,8 +1,9 @@
 //! `calib backtest`: how well would calib's budget have covered runs it did not see?
 //!
 //! Input: timings of a stratum that hold **full-length runs** (runs that ended by
-//! themselves, `end = exit:0`; without end rows, the runs that reached the
-//! stratum's largest unit count) and, optionally, short probe runs (stopped by
+//! themselves, `end = exit:0`; stopped by calib, `end = limit`, or without end
+//! rows: the runs that reached the stratum's largest unit count; never a run
+//! that failed or was killed) and, optionally, short probe runs (stopped by
 //! `--units`, `end = limit`).
 //!
 //! Method (the hold-out discipline of predictive validation; see Lei et al.,
@@ -197,18 +198,40 @@ fn run_total(run: &RunTimings) -> Option<(u64, f64)> {
 }
 
 /// The full-length runs of a stratum: those that exited by themselves with
-/// status 0, and those that reached the stratum's largest unit count however
-/// they ended (a run stopped by `calib probe --units N` at its full N). The
-/// others (stopped earlier, or failed) are probes.
+/// status 0, and those stopped by calib (`end = limit`: `calib probe --units
+/// N` at its full N) or without an end row that reached the stratum's largest
+/// unit count. A run that failed (`exit:1`) or was killed (`signal:KILL`) is
+/// never one, however far it got: its time is not what a finished run takes,
+/// and holding it out would score a budget against a run that did not do the
+/// work. Nor does such a run set the largest count. The others (stopped
+/// earlier, or failed) are probes.
 fn full_runs<'a>(runs: &[&'a RunTimings]) -> Vec<&'a RunTimings> {
-    let longest = runs.iter().map(|r| units_of(r)).max().unwrap_or(0);
+    let longest = runs
+        .iter()
+        .filter(|r| !failed(r))
+        .map(|r| units_of(r))
+        .max()
+        .unwrap_or(0);
     runs.iter()
         .filter(|r| {
             !r.points.is_empty()
-                && (matches!(r.end, Some((RunEnd::Exit(0), _, _))) || units_of(r) == longest)
+                && match &r.end {
+                    Some((RunEnd::Exit(0), _, _)) => true,
+                    Some((RunEnd::Limit, _, _)) | None => units_of(r) == longest,
+                    Some(_) => false,
+                }
         })
         .copied()
         .collect()
+}
+
+/// A run that ended with a failure status or was killed by a signal.
+fn failed(run: &RunTimings) -> bool {
+    match &run.end {
+        Some((RunEnd::Exit(code), _, _)) => *code != 0,
+        Some((RunEnd::Signal(_), _, _)) => true,
+        _ => false,
+    }
 }
 
 /// The first `units` units of a run, ended as a probe stopped by `--units` ends.
@@ -527,10 +550,16 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
             .collect();
         let full = full_runs(runs);
         if full.is_empty() {
-            skipped.push(Skipped {
-                stratum,
-                reason: "no full-length run to hold out".into(),
-            });
+            let failures = runs.iter().filter(|r| failed(r)).count();
+            let reason = if failures > 0 {
+                format!(
+                    "no full-length run to hold out ({failures} of its {} run(s) failed or were killed; only a run that ended with exit:0 or reached the full length is held out)",
+                    runs.len()
+                )
+            } else {
+                "no full-length run to hold out".to_string()
+            };
+            skipped.push(Skipped { stratum, reason });
             continue;
         }
         let trials = match design.length {

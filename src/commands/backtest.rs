@@ -20,8 +20,10 @@ Hold out whole runs and check how the budget from shorter probes covers them
 It answers \"how short may my probe be?\" on your own data: record a few runs to their \
 full length (plus, if you like, probes stopped by --units), then try probe designs.
 
-A run is full-length when it ended by itself with status 0 (its `end` row is exit:0); \
-without end rows, when it reached the stratum's largest unit count. Each full run is \
+A run is full-length when it ended by itself with status 0 (its `end` row is exit:0), \
+or when it reached the stratum's largest unit count and calib stopped it there (`end` \
+row limit: `calib probe --units N`) or it has no end row. A run that failed or was \
+killed (exit:1, signal:KILL) is never held out, however far it got. Each full run is \
 held out in turn; the probe runs come from the other runs of its stratum, cut to the \
 design's length. The budget is the upper bound at --confidence, scored in seconds \
 before rounding to Slurm's minutes.";
