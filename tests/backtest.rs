@@ -585,3 +585,53 @@ fn failed_or_killed_runs_are_never_held_out() {
     let report = backtest(&timings_of(runs), &options(ProbeLength::Recorded, 3)).unwrap();
     assert_eq!(report.trials, 4);
 }
+
+/// Three recorded probes and four finished runs of 40 units, flat cost.
+fn recorded_campaign() -> Timings {
+    let mut noise = Rng::new(3);
+    let cost = |_i: u64| 2.0;
+    let mut runs: Vec<RunTimings> = (0..3)
+        .map(|k| run(&format!("p{k}"), "d=a", 8, &cost, 0.02, &mut noise, false))
+        .collect();
+    runs.extend((0..4).map(|k| run(&format!("f{k}"), "d=a", 40, &cost, 0.02, &mut noise, true)));
+    timings_of(runs)
+}
+
+/// Recorded probes are used as they are: a long run cannot be taken from
+/// them, so `--long-run` is refused rather than claimed in the design line
+/// with no effect; the design line gives the number of probe runs used, not
+/// the --seeds asked for. Before: "recorded probe runs of 10 run(s), one of
+/// them to 50% of N" from 3 runs.
+#[test]
+fn recorded_probes_refuse_a_long_run_and_the_design_says_how_many_were_used() {
+    let timings = recorded_campaign();
+    let mut long = options(ProbeLength::Recorded, 3);
+    long.design.long_run = Some(0.5);
+    let error = backtest(&timings, &long).unwrap_err();
+    assert_eq!(error.exit_code(), 2);
+    assert!(error.to_string().contains("--long-run"), "{error}");
+
+    let many = backtest(&timings, &options(ProbeLength::Recorded, 10)).unwrap();
+    assert_eq!(many.strata[0].trials[0].probe_runs.len(), 3);
+    assert!(many.design.contains(" 3 run(s)"), "{}", many.design);
+    assert!(!many.design.contains("10"), "{}", many.design);
+    let fewer = backtest(&timings, &options(ProbeLength::Recorded, 2)).unwrap();
+    assert_eq!(fewer.strata[0].trials[0].probe_runs.len(), 2);
+    assert!(fewer.design.contains(" 2 run(s)"), "{}", fewer.design);
+    assert!(fewer.design.contains("at most 2"), "{}", fewer.design);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("recorded.csv");
+    write_csv(&timings, &file);
+    let path = file.to_str().unwrap();
+    let out = calib(&[
+        "backtest",
+        path,
+        "--probe-units",
+        "recorded",
+        "--long-run",
+        "0.5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("--long-run"));
+}

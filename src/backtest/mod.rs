@@ -512,6 +512,16 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
             "expected at least 1 probe run",
         ));
     }
+    if design.long_run.is_some() && design.length == ProbeLength::Recorded {
+        // The recorded probes are used as they were recorded: there is no
+        // run to take further, and a design line that claimed one would
+        // describe a backtest that was not made.
+        return Err(Error::input(
+            Origin::Argument("--long-run".into()),
+            None,
+            "--probe-units recorded uses the recorded probe runs as they are, so no run can be taken further; drop --long-run, or cut the runs to a probe design (--probe-units K, --probe-fraction F)",
+        ));
+    }
     let mut groups: BTreeMap<String, Vec<&RunTimings>> = BTreeMap::new();
     for run in &timings.runs {
         groups.entry(run.stratum.canonical()).or_default().push(run);
@@ -540,6 +550,8 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         .collect();
     let mut strata = Vec::new();
     let mut skipped = Vec::new();
+    // Whether --seeds left out some stratum's recorded probes, for the design line.
+    let mut recorded_capped = false;
     for (stratum, runs) in &groups {
         let stratum = stratum.clone();
         let key = &campaign_of[stratum.as_str()];
@@ -565,6 +577,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         let trials = match design.length {
             ProbeLength::Recorded => {
                 let probes = recorded_probes(runs, &full, design.seeds);
+                recorded_capped |= recorded_probes(runs, &full, usize::MAX).len() > design.seeds;
                 if probes.is_empty() {
                     skipped.push(Skipped {
                         stratum,
@@ -622,7 +635,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         .collect();
     Ok(Backtest {
         confidence: options.confidence,
-        design: describe(design),
+        design: describe(design, &strata, recorded_capped),
         trials: all.len(),
         covered,
         unsupported,
@@ -650,12 +663,38 @@ pub(crate) fn display_stratum(stratum: &str) -> &str {
     }
 }
 
-/// The design in words, for the report.
-pub fn describe(design: &ProbeDesign) -> String {
+/// The design in words, for the report: what was used. With recorded probes
+/// that is the number of runs each stratum had (at most --seeds), not the
+/// --seeds asked for.
+fn describe(design: &ProbeDesign, strata: &[StratumBacktest], recorded_capped: bool) -> String {
     let length = match design.length {
         ProbeLength::Units(k) => format!("first {k} units"),
         ProbeLength::Fraction(f) => format!("first {:.0}% of N", f * 100.0),
-        ProbeLength::Recorded => "recorded probe runs".to_string(),
+        ProbeLength::Recorded => {
+            // Every trial of a stratum is budgeted from the same probe runs.
+            let used: Vec<usize> = strata
+                .iter()
+                .filter_map(|s| s.trials.first())
+                .map(|t| t.probe_runs.len())
+                .collect();
+            let (least, most) = (
+                used.iter().copied().min().unwrap_or(0),
+                used.iter().copied().max().unwrap_or(0),
+            );
+            let count = if least == most {
+                format!("{most}")
+            } else {
+                format!("{least}-{most}")
+            };
+            let mut text = format!("recorded probe runs as they are, {count} run(s) per stratum");
+            if recorded_capped {
+                text.push_str(&format!(
+                    " (at most {} per stratum, --seeds: the first by run name)",
+                    design.seeds
+                ));
+            }
+            return text;
+        }
     };
     let mut text = format!("{length} of {} run(s)", design.seeds);
     if let Some(f) = design.long_run {

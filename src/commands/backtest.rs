@@ -62,13 +62,16 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub(crate) probe_fraction: Option<f64>,
 
-    /// How many probe runs (seeds) the budget may use.
+    /// How many probe runs (seeds) the budget may use. With `--probe-units
+    /// recorded`, at most this many of each stratum's recorded probe runs (the
+    /// first by run name); the design line says how many were used.
     #[arg(long, value_name = "S", default_value_t = 3,
           value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub seeds: u64,
 
     /// Take one of the probe runs to this fraction of N (the seed's run-length
     /// probe: one long run settles the trend). Example: `--long-run 0.3`.
+    /// Not with `--probe-units recorded`, whose runs are used as recorded.
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub long_run: Option<f64>,
 
