@@ -635,3 +635,42 @@ fn recorded_probes_refuse_a_long_run_and_the_design_says_how_many_were_used() {
     assert_eq!(out.status.code(), Some(2));
     assert!(common::stderr(&out).contains("--long-run"));
 }
+
+/// A long run is never shorter than the other probe runs: with
+/// `--probe-units 10` and `--long-run 0.02` of a 100-unit run it has 10
+/// units, not 2 (before: `r1:2 r2:10 r3:10`, silently); beside
+/// `--probe-fraction`, a long run no longer than the probes is refused.
+#[test]
+fn a_long_run_is_never_shorter_than_the_other_probes() {
+    let timings = late_rise(13);
+    let mut design = options(ProbeLength::Units(10), 3);
+    design.design.long_run = Some(0.02);
+    let report = backtest(&timings, &design).unwrap();
+    for trial in &report.strata[0].trials {
+        assert!(
+            trial.probe_runs.iter().all(|(_, units)| *units == 10),
+            "{:?}",
+            trial.probe_runs
+        );
+    }
+    assert!(
+        report.design.contains("10 units, whichever is more"),
+        "{}",
+        report.design
+    );
+    // Where the fraction is the longer, it is taken: 30 units of 100.
+    design.design.long_run = Some(0.3);
+    let report = backtest(&timings, &design).unwrap();
+    let units: Vec<u64> = report.strata[0].trials[0]
+        .probe_runs
+        .iter()
+        .map(|p| p.1)
+        .collect();
+    assert_eq!(units, [30, 10, 10]);
+
+    let mut fraction = options(ProbeLength::Fraction(0.1), 3);
+    fraction.design.long_run = Some(0.05);
+    let error = backtest(&timings, &fraction).unwrap_err();
+    assert_eq!(error.exit_code(), 2);
+    assert!(error.to_string().contains("--probe-fraction"), "{error}");
+}

@@ -16,7 +16,8 @@
 //! - A **probe design** says what a user would have measured: the first K units
 //!   of each probe run (`--probe-units K`), or a fraction of N
 //!   (`--probe-fraction F`), from `--seeds S` runs; optionally one of them run
-//!   to a larger fraction of N (`--long-run F`). The probe runs are taken from
+//!   to a larger fraction of N (`--long-run F`; never shorter than the others,
+//!   so at least K units). The probe runs are taken from
 //!   the other runs of the stratum (never the held-out one), cut to that length,
 //!   in a fixed rotation so that results are reproducible. With
 //!   `--probe-units recorded`, the stratum's recorded probe runs are used as they
@@ -41,6 +42,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
+use crate::output::percent_as_given;
 use crate::stats::median;
 use crate::timings::{RunEnd, RunTimings, Timings};
 
@@ -291,7 +293,10 @@ fn pick_probes(
     let rotation = (1..count).map(|step| candidates[(held_out + step) % count]);
     let mut chosen = Vec::with_capacity(design.seeds);
     let mut long_taken = design.long_run.is_none();
-    let long_units = design.long_run.map(|f| fraction_of(f, n));
+    // Never shorter than the others: a "long" run of 2 units beside probes of
+    // 10 would shape the curve with less, not more. With --probe-units K the
+    // fraction of a short N may fall below K: then the long run has K units.
+    let long_units = design.long_run.map(|f| fraction_of(f, n).max(k));
     for run in rotation {
         if chosen.len() == design.seeds {
             break;
@@ -522,6 +527,20 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
             "--probe-units recorded uses the recorded probe runs as they are, so no run can be taken further; drop --long-run, or cut the runs to a probe design (--probe-units K, --probe-fraction F)",
         ));
     }
+    if let (Some(long), ProbeLength::Fraction(f)) = (design.long_run, design.length) {
+        // Both fractions of the same N: the long run would never be longer.
+        if long <= f {
+            return Err(Error::input(
+                Origin::Argument("--long-run".into()),
+                None,
+                format!(
+                    "{} of N is no longer than the probe runs' {} (--probe-fraction); the long run must go further than the others",
+                    percent_as_given(long),
+                    percent_as_given(f)
+                ),
+            ));
+        }
+    }
     let mut groups: BTreeMap<String, Vec<&RunTimings>> = BTreeMap::new();
     for run in &timings.runs {
         groups.entry(run.stratum.canonical()).or_default().push(run);
@@ -699,6 +718,9 @@ fn describe(design: &ProbeDesign, strata: &[StratumBacktest], recorded_capped: b
     let mut text = format!("{length} of {} run(s)", design.seeds);
     if let Some(f) = design.long_run {
         text.push_str(&format!(", one of them to {:.0}% of N", f * 100.0));
+        if let ProbeLength::Units(k) = design.length {
+            text.push_str(&format!(" or {k} units, whichever is more"));
+        }
     }
     text
 }

@@ -71,7 +71,10 @@ pub struct BacktestArgs {
 
     /// Take one of the probe runs to this fraction of N (the seed's run-length
     /// probe: one long run settles the trend). Example: `--long-run 0.3`.
-    /// Not with `--probe-units recorded`, whose runs are used as recorded.
+    /// Never shorter than the other probe runs: with `--probe-units K` it has
+    /// at least K units (where F x N is fewer); with `--probe-fraction`, F must
+    /// be above that fraction. Not with `--probe-units recorded`, whose runs
+    /// are used as recorded.
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub long_run: Option<f64>,
 
