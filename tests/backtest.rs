@@ -674,3 +674,40 @@ fn a_long_run_is_never_shorter_than_the_other_probes() {
     assert_eq!(error.exit_code(), 2);
     assert!(error.to_string().contains("--probe-fraction"), "{error}");
 }
+
+/// A `--campaign-by` label that no stratum has is refused, naming the labels
+/// the strata have: before, it made all strata one campaign silently, as if
+/// the flag had not been given.
+#[test]
+fn a_campaign_label_no_stratum_has_is_refused_naming_those_they_have() {
+    let timings = late_rise(17);
+    let mut by = options(ProbeLength::Units(10), 3);
+    by.campaign_by = Some("program".into());
+    let error = backtest(&timings, &by).unwrap_err();
+    assert_eq!(error.exit_code(), 2);
+    let text = error.to_string();
+    assert!(
+        text.contains("\"program\"") && text.contains("shape"),
+        "{text}"
+    );
+    by.campaign_by = Some("shape".into());
+    assert_eq!(backtest(&timings, &by).unwrap().trials, 6);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("late.csv");
+    write_csv(&timings, &file);
+    let out = calib(&[
+        "backtest",
+        file.to_str().unwrap(),
+        "--probe-units",
+        "10",
+        "--campaign-by",
+        "program",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains("shape"),
+        "{}",
+        common::stderr(&out)
+    );
+}

@@ -554,15 +554,41 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         .map(|(stratum, runs)| (stratum.clone(), campaign_probes(runs, design)))
         .collect();
     // Each stratum's campaign, read once from its labels.
+    let labels_of = |stratum: &str| {
+        crate::stratum::Stratum::parse(stratum)
+            .map(|s| s.labels().clone())
+            .unwrap_or_default()
+    };
+    if let Some(label) = &options.campaign_by {
+        // A label no stratum has would make all strata one campaign, as if
+        // --campaign-by had not been given: a misspelt label would pass for
+        // a grouping that was not made.
+        if !groups.keys().any(|s| labels_of(s).contains_key(label)) {
+            let known: std::collections::BTreeSet<String> = groups
+                .keys()
+                .flat_map(|s| labels_of(s).into_keys())
+                .collect();
+            let known = if known.is_empty() {
+                "the strata have no labels".to_string()
+            } else {
+                format!(
+                    "the strata's labels are {}",
+                    known.into_iter().collect::<Vec<_>>().join(", ")
+                )
+            };
+            return Err(Error::input(
+                Origin::Argument("--campaign-by".into()),
+                None,
+                format!("no stratum has the label {label:?}; {known}"),
+            ));
+        }
+    }
     let campaign_of: BTreeMap<&str, String> = groups
         .keys()
         .map(|stratum| {
             let key = match &options.campaign_by {
                 None => String::new(),
-                Some(label) => crate::stratum::Stratum::parse(stratum)
-                    .ok()
-                    .and_then(|s| s.labels().get(label).cloned())
-                    .unwrap_or_default(),
+                Some(label) => labels_of(stratum).get(label).cloned().unwrap_or_default(),
             };
             (stratum.as_str(), key)
         })

@@ -85,7 +85,7 @@ pub struct BacktestArgs {
     /// The stratum label that names a campaign: strata with the same value are
     /// fitted together, so that their run-to-run spread is pooled, as `calib
     /// fit` pools everything it is given. Default: all strata are one campaign.
-    /// Example: `--campaign-by program`.
+    /// A label that no stratum has is refused. Example: `--campaign-by program`.
     #[arg(long, value_name = "LABEL")]
     pub campaign_by: Option<String>,
 
