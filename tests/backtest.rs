@@ -711,3 +711,37 @@ fn a_campaign_label_no_stratum_has_is_refused_naming_those_they_have() {
         common::stderr(&out)
     );
 }
+
+/// When no budget was given (every probe too short to support a bound) there
+/// is no headroom and no coverage: `-` in the table, null in JSON, an empty
+/// field in CSV; before, the table said "0/0 = NaN%" and a "largest"
+/// headroom of 0.00x, and JSON had `"largest_headroom": 0.0`.
+#[test]
+fn with_no_budget_given_headroom_and_coverage_are_absent_not_zero_or_nan() {
+    let timings = late_rise(7);
+    let blind = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
+    assert_eq!(blind.unsupported, blind.trials);
+    let s = &blind.strata[0];
+    assert!(s.worst_headroom.is_nan() && s.largest_headroom.is_nan());
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("late.csv");
+    write_csv(&timings, &file);
+    let path = file.to_str().unwrap();
+    let table = calib(&["backtest", path, "--probe-units", "5"]);
+    let text = common::ok_stdout(&table, "backtest");
+    assert!(!text.contains("NaN") && !text.contains("0.00x"), "{text}");
+    assert!(text.contains("covered: 0/0 = - at"), "{text}");
+    let json = calib(&["backtest", path, "--probe-units", "5", "-f", "json"]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    for key in ["median_headroom", "worst_headroom", "largest_headroom"] {
+        assert!(
+            value["strata"][0][key].is_null(),
+            "{key}: {}",
+            value["strata"][0]
+        );
+    }
+    assert!(value["observed_coverage"].is_null());
+    let rows = calib(&["backtest", path, "--probe-units", "5", "-f", "csv"]);
+    assert!(!common::ok_stdout(&rows, "csv").contains("NaN"));
+}

@@ -156,9 +156,11 @@ pub struct StratumBacktest {
     /// Trials whose probe supported no bound (`unsupported`).
     pub unsupported: usize,
     pub(crate) median_headroom: f64,
-    /// The smallest headroom: below 1, the worst miss.
+    /// The smallest headroom: below 1, the worst miss. NaN when no budget
+    /// was given (every trial unsupported).
     pub worst_headroom: f64,
-    /// The largest headroom: the most wasteful budget.
+    /// The largest headroom: the most wasteful budget. NaN when no budget
+    /// was given.
     pub largest_headroom: f64,
     pub(crate) baselines: Vec<BaselineSummary>,
 }
@@ -181,7 +183,8 @@ pub struct Backtest {
     pub covered: usize,
     /// Trials whose probe supported no bound.
     pub unsupported: usize,
-    /// covered / the trials that were given a budget, to set beside `confidence`.
+    /// covered / the trials that were given a budget, to set beside
+    /// `confidence`; NaN (null in JSON) when none was given.
     pub observed_coverage: f64,
     /// Median over strata of each stratum's median headroom.
     pub(crate) median_headroom: f64,
@@ -481,9 +484,12 @@ fn summarize(stratum: &str, trials: Vec<Trial>) -> StratumBacktest {
         stratum: stratum.to_string(),
         covered: trials.iter().filter(|t| t.covered).count(),
         unsupported: trials.iter().filter(|t| t.unsupported).count(),
+        // With no budget given there is no headroom: not-a-number (`-` in the
+        // table, null in JSON), never a made-up 0 or infinity. min and max
+        // skip a NaN, so it is only the start of the fold.
         median_headroom: median(&headrooms).unwrap_or(f64::NAN),
-        worst_headroom: headrooms.iter().copied().fold(f64::INFINITY, f64::min),
-        largest_headroom: headrooms.iter().copied().fold(0.0, f64::max),
+        worst_headroom: headrooms.iter().copied().fold(f64::NAN, f64::min),
+        largest_headroom: headrooms.iter().copied().fold(f64::NAN, f64::max),
         trials,
         baselines,
     }

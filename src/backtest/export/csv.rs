@@ -39,10 +39,10 @@ impl Exporter for CsvExporter {
                 trial.held_out.clone(),
                 trial.units.to_string(),
                 format!("{:.3}", trial.actual_s),
-                format!("{:.3}", trial.predicted_s),
-                format!("{:.3}", trial.floor_s),
-                format!("{:.3}", trial.upper_s),
-                format!("{:.4}", trial.headroom),
+                number(trial.predicted_s, 3),
+                number(trial.floor_s, 3),
+                number(trial.upper_s, 3),
+                number(trial.headroom, 4),
                 trial.covered.to_string(),
                 trial.unsupported.to_string(),
                 trial
@@ -52,9 +52,19 @@ impl Exporter for CsvExporter {
                     .collect::<Vec<_>>()
                     .join(" "),
             ];
-            record.extend(trial.baselines_s.iter().map(|b| format!("{b:.3}")));
+            record.extend(trial.baselines_s.iter().map(|&b| number(b, 3)));
             writer.write_record(&record)?;
         }
         writer.flush()
+    }
+}
+
+/// A figure with `decimals` decimals; an empty field (CSV's null) when there
+/// is none (no model fitted the probe), never `NaN`.
+fn number(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        String::new()
     }
 }

@@ -43,3 +43,13 @@ fn ratio(x: f64) -> String {
         "-".to_string()
     }
 }
+
+/// A share such as the observed coverage, `87.5%`; `-` when undefined (no
+/// budget was given), never `NaN%`.
+fn share(x: f64) -> String {
+    if x.is_finite() {
+        crate::output::percent(x, 1)
+    } else {
+        "-".to_string()
+    }
+}

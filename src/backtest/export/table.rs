@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{ratio, Exporter};
+use super::{ratio, share, Exporter};
 use crate::backtest::{display_stratum, Backtest};
 use crate::output::percent_as_given;
 use crate::output::table::{Align, Table};
@@ -56,10 +56,10 @@ impl Exporter for TableExporter {
         write!(out, "{table}")?;
         writeln!(
             out,
-            "\nheld-out runs covered: {}/{} = {:.1}% at a stated {} ({} unsupported: no time given); strata fully covered: {}/{}; median headroom over strata {}",
+            "\nheld-out runs covered: {}/{} = {} at a stated {} ({} unsupported: no time given); strata fully covered: {}/{}; median headroom over strata {}",
             report.covered,
             report.trials - report.unsupported,
-            report.observed_coverage * 100.0,
+            share(report.observed_coverage),
             percent_as_given(report.confidence),
             report.unsupported,
             report.strata_all_covered,
