@@ -745,3 +745,24 @@ fn with_no_budget_given_headroom_and_coverage_are_absent_not_zero_or_nan() {
     let rows = calib(&["backtest", path, "--probe-units", "5", "-f", "csv"]);
     assert!(!common::ok_stdout(&rows, "csv").contains("NaN"));
 }
+
+/// An input without runs is refused naming the file and saying it holds no
+/// unit rows; before: "no stratum could be backtested under this design ()".
+#[test]
+fn an_input_without_runs_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("header.csv", "run,stratum,unit,elapsed_s,end\n"),
+        ("empty.csv", ""),
+    ] {
+        let file = common::write_file(dir.path(), name, text);
+        let out = calib(&["backtest", file.to_str().unwrap(), "--probe-units", "10"]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let error = common::stderr(&out);
+        assert!(
+            error.contains(name) && error.contains("no unit rows"),
+            "{error}"
+        );
+        assert!(!error.contains("()"), "{error}");
+    }
+}
