@@ -8,6 +8,17 @@
 //! leaves the target as it was, and the temporary file is removed (by
 //! [`tempfile`], on every path but a kill -9).
 //!
+//! The rename replaces whatever has the target's name, so the target is
+//! looked at first. A symbolic link is written through: the content goes to
+//! the file its chain of links finally names (the temporary file beside that
+//! file, on its file system), and the link stays a link, as it would under
+//! `File::create`. A target that is there but is not a regular file (a
+//! folder, a FIFO, a device, a socket) is refused as bad input and nothing is
+//! written: the rename would put a file in place of the pipe or device node
+//! the user named, and over a folder it fails with a bare "Is a directory".
+//! The look and the rename are two steps; this guards against a mistyped
+//! path, not against another process swapping the target in between.
+//!
 //! The temporary file is created with mode 0666 less the umask, as a plain
 //! `File::create` would be, not `tempfile`'s private 0600: a model file is
 //! meant to be shared with a group like any other file the user writes.
@@ -17,10 +28,10 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Origin, Result};
 
 /// What becomes of a file already at the target path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +39,60 @@ pub(crate) enum IfExists {
     /// Replace it (the model file, the plot: written again on each run).
     Replace,
     /// Leave it and fail with an I/O error of kind `AlreadyExists` (a
-    /// timings file holds measurements that cannot be taken again).
+    /// timings file holds measurements that cannot be taken again), whatever
+    /// kind of file it is.
     Keep,
+}
+
+/// How many symbolic links a path may pass through, as Linux's MAXSYMLINKS:
+/// past that the chain is taken for a loop.
+const MAX_LINKS: usize = 40;
+
+/// Where a write to `path` lands: `path` itself, or, when it is a symbolic
+/// link, the path its chain of links finally names (which may not exist yet:
+/// a link made ahead of the file). A relative link is read from the link's
+/// own folder, as the system reads it. A path that cannot be looked at is
+/// returned as it is: the write then fails on it and says why.
+fn write_target(path: &Path) -> Result<PathBuf> {
+    let mut target = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&target) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = std::fs::read_link(&target).map_err(|e| {
+                    Error::io(format!("cannot read the link {}", target.display()), e)
+                })?;
+                // Joined, not normalised: `..` after a linked folder is the
+                // parent of where the link leads, which only the system knows.
+                target = match target.parent() {
+                    Some(folder) if link.is_relative() => folder.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(target),
+        }
+    }
+    Err(Error::input(
+        Origin::file(path),
+        None,
+        format!("more than {MAX_LINKS} symbolic links in a row (a loop?); expected a regular file or a new file"),
+    ))
+}
+
+/// What a file that is there but not a regular file is, for messages.
+fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    if file_type.is_dir() {
+        "a folder"
+    } else if file_type.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if file_type.is_char_device() {
+        "a character device"
+    } else if file_type.is_block_device() {
+        "a block device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// The same error without the path some wrappers add to its message.
@@ -56,15 +119,44 @@ pub(crate) fn write_file_with(
     if_exists: IfExists,
     fill: impl FnOnce(&mut File, &Path) -> Result<()>,
 ) -> Result<()> {
-    let failed = |e: std::io::Error| Error::io(format!("cannot write {}", path.display()), e);
-    let dir = folder_of(path);
-    let name = path
+    let target = write_target(path)?;
+    // Messages name the path as the user gave it, and where a link led.
+    let shown = if target == path {
+        path.display().to_string()
+    } else {
+        format!("{} (a link to {})", path.display(), target.display())
+    };
+    let failed = |e: std::io::Error| Error::io(format!("cannot write {shown}"), e);
+    // Keep leaves whatever is there (the rename without replacing fails with
+    // AlreadyExists), so only Replace needs to look at it.
+    if if_exists == IfExists::Replace {
+        if let Some(meta) = std::fs::symlink_metadata(&target)
+            .ok()
+            .filter(|m| !m.is_file())
+        {
+            let kind = kind_of(meta.file_type());
+            let what = if target == path {
+                kind.to_string()
+            } else {
+                format!("a link to {}, {kind}", target.display())
+            };
+            return Err(Error::input(
+                Origin::file(path),
+                None,
+                format!("is {what}; expected a regular file or a new file"),
+            ));
+        }
+    }
+    let dir = folder_of(&target);
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // A bounded stem keeps the temporary name within NAME_MAX however long
     // the target's name is.
     let stem: String = name.chars().take(64).collect();
+    // The extension of the name the user gave, which chose the format (a
+    // plot's encoder goes by the temporary file's extension).
     let suffix = match path.extension() {
         Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
         None => ".tmp".to_string(),
@@ -79,8 +171,7 @@ pub(crate) fn write_file_with(
     };
     if let Some(problem) = folder_problem {
         return Err(Error::Refused(format!(
-            "cannot write {}: {} {problem}; give a path in an existing folder",
-            path.display(),
+            "cannot write {shown}: {} {problem}; give a path in an existing folder",
             dir.display()
         )));
     }
@@ -98,8 +189,10 @@ pub(crate) fn write_file_with(
     // whichever descriptor wrote to it.
     temp.as_file().sync_all().map_err(failed)?;
     match if_exists {
-        IfExists::Replace => temp.persist(path).map_err(|e| failed(e.error))?,
-        IfExists::Keep => temp.persist_noclobber(path).map_err(|e| failed(e.error))?,
+        IfExists::Replace => temp.persist(&target).map_err(|e| failed(e.error))?,
+        IfExists::Keep => temp
+            .persist_noclobber(&target)
+            .map_err(|e| failed(e.error))?,
     };
     // The new name reaches the disk with the folder. Some file systems refuse
     // to sync a folder; the file itself is safe by then.
@@ -171,5 +264,108 @@ mod tests {
         std::fs::write(&plain, b"{}").unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&path), mode(&plain));
+    }
+
+    #[test]
+    fn a_symbolic_link_is_written_through_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        // Made ahead of its file, relative, and through a second link.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("real/model.json", &link).unwrap();
+        let outer = dir.path().join("outer.json");
+        std::os::unix::fs::symlink("link.json", &outer).unwrap();
+        for (path, bytes) in [(&link, b"one"), (&outer, b"two"), (&link, b"six")] {
+            write_file(path, bytes, IfExists::Replace).unwrap();
+            assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+            assert!(std::fs::symlink_metadata(&outer).unwrap().is_symlink());
+            assert_eq!(std::fs::read(real.join("model.json")).unwrap(), bytes);
+        }
+        assert_eq!(names_in(&real), ["model.json"]);
+        assert_eq!(names_in(dir.path()), ["link.json", "outer.json", "real"]);
+        // Keep keeps the file the link names.
+        let e = write_file(&link, b"ten", IfExists::Keep).unwrap_err();
+        assert!(
+            matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(real.join("model.json")).unwrap(), b"six");
+    }
+
+    #[test]
+    fn a_loop_of_links_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("loop.json");
+        std::os::unix::fs::symlink("loop.json", &link).unwrap();
+        let e = write_file(&link, b"{}", IfExists::Replace).unwrap_err();
+        assert!(matches!(e, Error::Input { .. }), "{e}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+
+    /// `write_file` on `path` is refused as bad input naming it and what was
+    /// expected, and `path` is still there as it was, the folder unchanged.
+    fn refused_as_not_regular(path: &Path, kind: &str) {
+        let before = names_in(path.parent().unwrap());
+        let e = write_file(path, b"{}", IfExists::Replace).unwrap_err();
+        assert!(matches!(e, Error::Input { .. }), "{e}");
+        assert_eq!(e.exit_code(), crate::error::EXIT_INPUT);
+        let message = e.to_string();
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(message.contains(kind), "{message}");
+        assert!(
+            message.contains("expected a regular file or a new file"),
+            "{message}"
+        );
+        assert_eq!(names_in(path.parent().unwrap()), before);
+    }
+
+    #[test]
+    fn a_fifo_is_refused_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        refused_as_not_regular(&fifo, "a FIFO");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        // Through a link too; the link and the FIFO stay.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        refused_as_not_regular(&link, "a FIFO");
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    }
+
+    #[test]
+    fn a_socket_is_refused_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("sock.json");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        refused_as_not_regular(&socket, "a socket");
+        assert!(std::fs::symlink_metadata(&socket)
+            .unwrap()
+            .file_type()
+            .is_socket());
+    }
+
+    #[test]
+    fn a_folder_is_refused_as_bad_input_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("out");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("kept.txt"), b"kept").unwrap();
+        refused_as_not_regular(&folder, "a folder");
+        assert_eq!(names_in(&folder), ["kept.txt"]);
+        // Keep leaves it too, as it leaves any file that is there.
+        let e = write_file(&folder, b"{}", IfExists::Keep).unwrap_err();
+        assert!(
+            matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists),
+            "{e}"
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::os::unix::fs::FileTypeExt;
 use std::process::Output;
 
 use calib::synth;
@@ -511,4 +512,48 @@ fn an_output_that_would_replace_the_timings_read_is_refused_and_they_stay() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!folder.join("model.csv").exists());
+}
+
+#[test]
+fn an_output_that_is_not_a_regular_file_is_refused_and_a_link_is_written_through() {
+    // The atomic rename replaced a FIFO with the model, and over a folder
+    // failed as a system error (exit 1, "Is a directory").
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = synth::spread_case(15, 2);
+    let f = write_arg(dir.path(), "t.csv", &csv);
+    let folder = dir.path().join("out");
+    std::fs::create_dir(&folder).unwrap();
+    let fifo = dir.path().join("fifo.svg");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for (flag, target, kind) in [
+        ("-o", &folder, "is a folder"),
+        ("-o", &fifo, "is a FIFO"),
+        ("--plot", &fifo, "is a FIFO"),
+    ] {
+        let out = calib(&["fit", &f, flag, target.to_str().unwrap()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(target.to_str().unwrap()), "{err}");
+        assert!(err.contains(kind), "{err}");
+        assert!(
+            err.contains("expected a regular file or a new file"),
+            "{err}"
+        );
+    }
+    assert!(folder.read_dir().unwrap().next().is_none());
+    assert!(fifo.symlink_metadata().unwrap().file_type().is_fifo());
+    // A link made ahead of its file: the model goes to the file, the link stays.
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink("real/model.json", &link).unwrap();
+    let out = calib(&["fit", &f, "-o", link.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(link.symlink_metadata().unwrap().is_symlink());
+    let model = std::fs::read_to_string(real.join("model.json")).unwrap();
+    assert!(model.starts_with('{'), "{model}");
 }
