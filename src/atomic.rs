@@ -53,7 +53,7 @@ const MAX_LINKS: usize = 40;
 /// a link made ahead of the file). A relative link is read from the link's
 /// own folder, as the system reads it. A path that cannot be looked at is
 /// returned as it is: the write then fails on it and says why.
-fn write_target(path: &Path) -> Result<PathBuf> {
+pub(crate) fn write_target(path: &Path) -> Result<PathBuf> {
     let mut target = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match std::fs::symlink_metadata(&target) {
@@ -76,6 +76,33 @@ fn write_target(path: &Path) -> Result<PathBuf> {
         None,
         format!("more than {MAX_LINKS} symbolic links in a row (a loop?); expected a regular file or a new file"),
     ))
+}
+
+/// Whether writing `a` and writing `b` would land on one file (`calib fit
+/// mine.csv -o mine.csv`, `-o m.svg --plot ./m.svg`). Paths that are there
+/// are compared as files (device and inode), so a path, a link to it and its
+/// full path are one. Paths not there yet are compared by where they would
+/// be written: the same name in the same folder (as a file), after their
+/// links are followed, so `./m.svg`, `m.svg` and a link made ahead of it are
+/// one too.
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    match (id(a), id(b)) {
+        (Some(a), Some(b)) => a == b,
+        (None, None) => {
+            let (Ok(a), Ok(b)) = (write_target(a), write_target(b)) else {
+                return a == b;
+            };
+            let (folder_a, folder_b) = (folder_of(&a), folder_of(&b));
+            let same_folder = match (id(&folder_a), id(&folder_b)) {
+                (Some(x), Some(y)) => x == y,
+                _ => folder_a == folder_b,
+            };
+            same_folder && a.file_name() == b.file_name()
+        }
+        _ => false,
+    }
 }
 
 /// What a file that is there but not a regular file is, for messages.
@@ -367,5 +394,38 @@ mod tests {
             matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists),
             "{e}"
         );
+    }
+
+    #[test]
+    fn same_file_sees_one_file_under_several_names_there_or_not_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("real")).unwrap();
+        std::os::unix::fs::symlink("real/fig.svg", d.join("link.svg")).unwrap();
+        std::os::unix::fs::symlink("real", d.join("alias")).unwrap();
+        // Not there yet: by folder and name, links followed.
+        assert!(same_file(
+            &d.join("real/fig.svg"),
+            &d.join("./real/fig.svg")
+        ));
+        assert!(same_file(&d.join("link.svg"), &d.join("real/fig.svg")));
+        assert!(same_file(
+            &d.join("alias/fig.svg"),
+            &d.join("real//fig.svg")
+        ));
+        assert!(!same_file(&d.join("real/fig.svg"), &d.join("real/fig.png")));
+        assert!(!same_file(&d.join("real/fig.svg"), &d.join("fig.svg")));
+        // There: as files.
+        std::fs::write(d.join("real/fig.svg"), b"<svg/>").unwrap();
+        assert!(same_file(&d.join("link.svg"), &d.join("alias/fig.svg")));
+        assert!(!same_file(
+            &d.join("real/fig.svg"),
+            &d.join("real/other.svg")
+        ));
+        std::fs::write(d.join("real/other.svg"), b"<svg/>").unwrap();
+        assert!(!same_file(
+            &d.join("real/fig.svg"),
+            &d.join("real/other.svg")
+        ));
     }
 }

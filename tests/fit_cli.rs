@@ -557,3 +557,46 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_a_link_is_written_through
     let model = std::fs::read_to_string(real.join("model.json")).unwrap();
     assert!(model.starts_with('{'), "{model}");
 }
+
+#[test]
+fn a_plot_on_the_model_file_is_refused_before_either_is_written() {
+    // `-o same.svg --plot same.svg` exited 0: the figure, written second,
+    // replaced the model.
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = synth::spread_case(15, 2);
+    let f = write_arg(dir.path(), "t.csv", &csv);
+    let same = dir.path().join("same.svg");
+    let link = dir.path().join("link.svg");
+    std::os::unix::fs::symlink("same.svg", &link).unwrap();
+    let dotted = dir.path().join(".").join("same.svg");
+    for there in [false, true] {
+        if there {
+            std::fs::write(&same, "old").unwrap();
+        }
+        for (model, plot) in [(&same, &same), (&same, &dotted), (&link, &same)] {
+            let (model, plot) = (model.to_str().unwrap(), plot.to_str().unwrap());
+            let out = calib(&["fit", &f, "-o", model, "--plot", plot]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{model} {plot}: {err}");
+            assert!(err.contains("--plot") && err.contains("-o "), "{err}");
+            assert!(err.contains(model) && err.contains(plot), "{err}");
+            match there {
+                false => assert!(!same.exists(), "{err}"),
+                true => assert_eq!(std::fs::read_to_string(&same).unwrap(), "old"),
+            }
+        }
+    }
+    // Two files in one folder are two.
+    let other = dir.path().join("cost.svg");
+    let out = calib(&[
+        "fit",
+        &f,
+        "-o",
+        same.to_str().unwrap(),
+        "--plot",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&same).unwrap().starts_with('{'));
+    assert!(std::fs::read_to_string(&other).unwrap().starts_with("<svg"));
+}

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::atomic::{write_file, IfExists};
+use crate::atomic::{same_file, write_file, IfExists};
 use crate::commands::flags;
 use crate::commands::input::refuse_overwriting_inputs;
 use crate::error::{Error, Origin, Result};
@@ -120,6 +120,20 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave a model behind.
         crate::plot::check_path(path, "--plot")?;
+    }
+    if let (Some(model), Some(plot)) = (&args.output, &args.plot) {
+        // The figure is written after the model: it would replace it.
+        if same_file(model, plot) {
+            return Err(Error::input(
+                Origin::Argument("--plot".into()),
+                None,
+                format!(
+                    "{} is also the model file (-o {}): the figure would replace the model; expected another file name, such as cost.svg",
+                    plot.display(),
+                    model.display()
+                ),
+            ));
+        }
     }
     let timings = read_timings(&args.paths, &ingest)?;
     for w in &timings.warnings {

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::atomic::same_file;
 use crate::error::{Error, Origin, Result};
 use crate::limits::{into_text, read_file_bounded, read_stdin_bounded};
 use crate::model::ModelFile;
@@ -55,22 +56,14 @@ pub(crate) fn read_text_argument(value: &str, flag: &str) -> Result<(String, Ori
 /// Refuses an output path (`flag`'s) that names one of the files just read
 /// (`inputs`): writing it would replace the measurements it holds with
 /// calib's output (`calib fit mine.csv -o mine.csv`). Compared as files
-/// (device and inode), so `./mine.csv`, a link to it and its full path are
-/// one. A path that does not exist yet names no input.
+/// ([`same_file`]), so `./mine.csv`, a link to it and its full path are one.
 pub(crate) fn refuse_overwriting_inputs(
     flag: &str,
     target: &Path,
     inputs: &[Origin],
 ) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(out) = std::fs::metadata(target) else {
-        return Ok(());
-    };
-    let same = |path: &Path| {
-        std::fs::metadata(path).is_ok_and(|m| m.dev() == out.dev() && m.ino() == out.ino())
-    };
     let read = inputs.iter().find_map(|origin| match origin {
-        Origin::File(path) if same(path) => Some(path),
+        Origin::File(path) if same_file(target, path) => Some(path),
         _ => None,
     });
     match read {
