@@ -61,10 +61,30 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
+/// The lines of an example block with each shell continuation (a line
+/// ending in ` \`) joined to the line after it, as the shell reads them.
+fn joined(lines: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut continued = false;
+    for line in lines {
+        match out.last_mut().filter(|_| continued) {
+            Some(last) => last.push_str(line),
+            None => out.push(line.to_string()),
+        }
+        let last = out.last_mut().expect("a line was pushed");
+        continued = last.ends_with(" \\");
+        if continued {
+            last.pop();
+        }
+    }
+    out
+}
+
 /// Checks every calib command of `lines`; returns how many there were.
 fn check_examples(source: &str, lines: &[&str]) -> usize {
     let mut count = 0;
-    for line in lines {
+    for line in joined(lines) {
+        let line = line.as_str();
         for words in calib_commands(line) {
             count += 1;
             if let Err(e) = Cli::try_parse_from(&words) {
@@ -104,6 +124,28 @@ fn every_command_s_examples_parse() {
         assert!(
             checked >= 2,
             "calib {name} --help: {checked} examples in {examples:#?}"
+        );
+    }
+}
+
+/// Every command's help at the width clap wraps to when it cannot ask the
+/// terminal (100 columns), against the same help unwrapped: its examples'
+/// lines are the same, so that a command pasted from the help is the
+/// command shown. A wrapped example breaks a quoted word or a command in two
+/// (`--wrap '... --data Y` and, on a line of its own, `--seed ...'`).
+#[test]
+fn no_example_is_wrapped_at_100_columns() {
+    let command = <Cli as clap::CommandFactory>::command();
+    for name in command.get_subcommands().map(|c| c.get_name()) {
+        let wide = help_text(&[name, "--help"]);
+        if !wide.lines().any(|l| l.trim() == "Examples:") {
+            continue;
+        }
+        let narrow = common::help_text_at(&[name, "--help"], 100);
+        assert_eq!(
+            help_block(&narrow, "Examples:"),
+            help_block(&wide, "Examples:"),
+            "calib {name} --help wraps an example at 100 columns"
         );
     }
 }

@@ -32,10 +32,13 @@ even the measured cost exceeds every cap, the run must checkpoint (over_cap, exi
 const AFTER_HELP: &str = "\
 Examples:
   calib budget --model calib-model.json --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
-  calib budget calib-timings/ --units 100 --partitions @partitions.txt --format sbatch --script train.sh
-  calib budget -m calib-model.json -n 100 -p @partitions.txt -f sbatch --script train.sh --script-dir jobs/
+  calib budget calib-timings/ --units 100 --partitions @partitions.txt --format sbatch \\
+      --script train.sh
+  calib budget -m calib-model.json -n 100 -p @partitions.txt -f sbatch --script train.sh \\
+      --script-dir jobs/
   sinfo -h -o '%P %l' | calib budget --model calib-model.json --grid grid.csv --partitions -
-  calib budget --model calib-model.json --units 100 --partitions @partitions.txt --plot budget.svg
+  calib budget --model calib-model.json --units 100 --partitions @partitions.txt --plot \\
+      budget.svg
 
 The output: the table gives per stratum the projection (predicted, measured cost, upper \
 bound), the --time, its partition and the status, then the notes and the campaign's \

@@ -11,7 +11,8 @@ use crate::output;
 const AFTER_HELP: &str = "\
 Install (each shell reads its completions from its own place):
   bash:  calib completions bash > ~/.local/share/bash-completion/completions/calib
-  zsh:   calib completions zsh > ~/.zfunc/_calib   (with fpath+=(~/.zfunc) before compinit in ~/.zshrc)
+  zsh:   calib completions zsh > ~/.zfunc/_calib
+         (and in ~/.zshrc, before compinit: fpath+=(~/.zfunc))
   fish:  calib completions fish > ~/.config/fish/completions/calib.fish
 Or for the current bash session only: source <(calib completions bash)";
 

@@ -28,7 +28,8 @@ const AFTER_HELP: &str = "\
 Examples:
   calib fit calib-timings/ -o calib-model.json
   calib fit calib-timings/ --units 100 --plot cost.png
-  calib fit runs.csv --by dataset,model --run-col seed --unit-col epoch --time-col seconds --per-unit
+  calib fit runs.csv --by dataset,model --run-col seed --unit-col epoch --time-col seconds \\
+      --per-unit
   cat timings.csv | calib fit - --format json
 
 The output: the table gives per stratum the runs and units probed, the per-unit cost at \

@@ -40,7 +40,8 @@ Examples:
   calib grid cell grid.toml --stratum dataset=X,model=7B --index 1
 
 In a batch script (each stratum its own array), capture first, then eval:
-  cell=$(calib grid cell grid.toml --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") || exit 3
+  cell=$(calib grid cell grid.toml --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") \\
+      || exit 3
   eval \"$cell\"
 Never `eval \"$(calib grid cell ...)\"` alone: eval discards the exit status, so a \
 refused index would run with no cell at all.";
@@ -94,7 +95,8 @@ Examples:
   calib grid cell grid.toml --stratum 'dataset=X;model=7B' --index 2
 
 In a batch script, capture, test, then eval (eval alone discards the exit status):
-  cell=$(calib grid cell grid.toml --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") || exit 3
+  cell=$(calib grid cell grid.toml --stratum \"$CALIB_STRATUM\" --index \"$SLURM_ARRAY_TASK_ID\") \\
+      || exit 3
   eval \"$cell\"
   ./train --data \"$dataset\" --seed \"$seed\" --out \"$CALIB_OUTPUT\"
 

@@ -41,8 +41,8 @@ Examples:
   calib probe --stratum dataset=Y,model=7B --units 5 -- python train.py --data Y
 
   # one probe per array task (4 seeds of one stratum); each task writes its own file:
-  sbatch --array=0-3 --time=30 --wrap \
-    'calib probe -s dataset=Y --units 10 -- ./evolve --data Y --seed $SLURM_ARRAY_TASK_ID'
+  sbatch --array=0-3 --time=30 --wrap \\
+      'calib probe -s dataset=Y --units 10 -- ./evolve --data Y --seed $SLURM_ARRAY_TASK_ID'
 
   # three seeds, run one after the other; {rep} becomes 1, 2, 3:
   calib probe -s dataset=Y --repeat 3 --units 7 -- ./evolve --seed {rep}
@@ -57,7 +57,8 @@ Examples:
   calib probe -s n=1e6 --timeout 10m -- sh -c './gen | ./reduce'
 
   # try it anywhere (3 seconds, so --allow-login is fine): a loop printing `epoch N`:
-  calib probe -s demo=1 --units 3 --allow-login -- sh -c 'for i in 1 2 3 4 5; do echo \"epoch $i\"; sleep 1; done'
+  calib probe -s demo=1 --units 3 --allow-login -- sh -c \\
+      'for i in 1 2 3 4 5; do echo \"epoch $i\"; sleep 1; done'
 
 The output: in --out, one timings file per probe task (the input of calib fit): a row \
 per finished unit (run, stratum, unit, elapsed_s since the run's start, unit_s, and the \

@@ -41,10 +41,15 @@ cannot support a bound (see the notes); 2 for bad input.";
 
 const AFTER_HELP: &str = "\
 Examples:
-  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv --units 100 --partitions @data/campaign/partitions-narval.txt
-  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --format sbatch --grid data/campaign/grid.toml --script evolve.sh
-  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p @data/campaign/partitions-narval.txt --no-checkpoint
-  calib resume --model calib-model.json --timings calib-runs/ -j 4242 --units 100 --partitions \"$(sinfo -h -o '%P %l')\"
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv --units 100 \\
+      --partitions @data/campaign/partitions-narval.txt
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p \\
+      @data/campaign/partitions-narval.txt --format sbatch --grid data/campaign/grid.toml \\
+      --script evolve.sh
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p \\
+      @data/campaign/partitions-narval.txt --no-checkpoint
+  calib resume --model calib-model.json --timings calib-runs/ -j 4242 --units 100 \\
+      --partitions \"$(sinfo -h -o '%P %l')\"
       (on the cluster: calib runs sacct -j 4242 itself)
 
 The output: the table gives per stratum the killed tasks, the unit each reached, the units \

@@ -238,9 +238,14 @@ pub fn assert_input_error(err: &Error, line: Option<u64>, fragments: &[&str]) {
 /// The help of `args` (e.g. `["fit", "--help"]`), unwrapped: clap wraps help
 /// to the terminal's width, taken from `COLUMNS` when there is no terminal.
 pub fn help_text(args: &[&str]) -> String {
+    help_text_at(args, 10000)
+}
+
+/// The same, as clap wraps it at `columns` columns.
+pub fn help_text_at(args: &[&str], columns: usize) -> String {
     let help = calib()
         .args(args)
-        .env("COLUMNS", "10000")
+        .env("COLUMNS", columns.to_string())
         .assert()
         .success();
     stdout(help.get_output())
