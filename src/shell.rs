@@ -58,6 +58,23 @@ pub(crate) fn quote(word: &str) -> String {
     quoted
 }
 
+/// [`quote`] for a word of a command line, with an option's `--name=` left
+/// in front of the quotes when the name is plain (`--comment='calib
+/// stratum=a'`, where [`quote`] alone writes `'--comment=calib stratum=a'`):
+/// the same argument either way, in the form `calib budget` writes its
+/// options, so that a line calib reads and writes again keeps its text.
+pub(crate) fn quote_option(word: &str) -> String {
+    if let Some((name, value)) = word.split_once('=') {
+        let plain_name = name.strip_prefix("--").is_some_and(|n| {
+            !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        });
+        if plain_name {
+            return format!("{name}={}", quote(value));
+        }
+    }
+    quote(word)
+}
+
 /// Quotes `word` for an `#SBATCH` directive, so that sbatch reads exactly
 /// this text as one argument: plain words stay as they are, anything else is
 /// single-quoted with `\` and `'` each escaped by a backslash (sbatch's
@@ -152,6 +169,16 @@ mod tests {
         assert_eq!(quote("a b"), "'a b'");
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote("a\nb"), "'a\nb'");
+    }
+
+    #[test]
+    fn options_keep_their_name_in_front_of_the_quotes() {
+        assert_eq!(quote_option("--array=0-2"), "--array=0-2");
+        assert_eq!(quote_option("--comment=a b"), "--comment='a b'");
+        assert_eq!(quote_option("--job-name=$(x)"), "--job-name='$(x)'");
+        assert_eq!(quote_option("--x;y=z"), "'--x;y=z'");
+        assert_eq!(quote_option("-a=b c"), "'-a=b c'");
+        assert_eq!(quote_option("a b"), "'a b'");
     }
 
     #[test]

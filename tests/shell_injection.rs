@@ -18,7 +18,10 @@
 //!   it passes the environment and its arguments to the user's script (whose
 //!   path is hostile as well) byte for byte.
 //!
-//! The same holds for the lines `calib resume --format sbatch` prints.
+//! The same holds for the lines `calib resume --format sbatch` prints, and
+//! for stage 2 as `calib stage` keeps it and `calib stage check` prints it:
+//! a line that is not an sbatch command is refused, and shell code inside an
+//! sbatch line's words reaches sbatch as text.
 //!
 //! Input side: the built binary refuses a control character in each way a
 //! label or name comes in, with exit status 2 and a message naming where.
@@ -905,5 +908,91 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
             script_arg,
         ];
         assert_eq!(calls(&submission.log), vec![expected], "{case}\n{script}");
+    }
+}
+
+/// Stage 2 as the trigger keeps it, which `calib stage check` prints for the
+/// user to run: lines that are not one sbatch command are refused (exit 2),
+/// and shell code inside a word of an sbatch line (`$(...)`, backticks, `;`,
+/// `|`, `&`, `>`, double quotes) reaches sbatch as text, run by bash.
+#[test]
+fn hostile_stage_two_lines_are_refused_or_reach_sbatch_as_text() {
+    use calib::campaign::stage::Trigger;
+    require_bash();
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let sentinel = here.join("pwned");
+    let p = sentinel.display().to_string();
+    let bin = here.join("bin");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    std::fs::write(
+        here.join("grid.toml"),
+        "stratum = [\"d\"]\noutput = \"out/{tag}.jsonl\"\n[axes]\nd = [\"a\", \"b\"]\nseed = [1, 2]\n",
+    )
+    .unwrap();
+    let grid = std::fs::canonicalize(here.join("grid.toml")).unwrap();
+    let sbatch = |middle: &str| {
+        format!(
+            "sbatch --array=0-1 {middle} --export=ALL,CALIB_STRATUM=d=a,CALIB_GRID={} work.sh",
+            grid.display()
+        )
+    };
+    let stage = |i: usize, line: &str| {
+        std::fs::write(
+            here.join(format!("stage2-{i}.sh")),
+            format!("# budget\n{line}\n"),
+        )
+        .unwrap();
+        calib()
+            .args(["stage", "grid.toml", "--script", "work.sh"])
+            .arg("--stage2")
+            .arg(format!("@stage2-{i}.sh"))
+            .arg("--out-dir")
+            .arg(format!("stage{i}"))
+            .current_dir(here)
+            .output()
+            .unwrap()
+    };
+    let refused = [
+        format!("touch {p}; {}", sbatch("")),
+        format!("touch {p}"),
+        format!("{}; touch {p}", sbatch("")),
+        format!("{} && touch {p}", sbatch("")),
+    ];
+    for (i, line) in refused.iter().enumerate() {
+        let out = stage(i, line);
+        assert_eq!(out.status.code(), Some(2), "{line}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("stage2-{i}.sh, line 2:")),
+            "{line}: {}",
+            stderr(&out)
+        );
+    }
+    let in_words = [
+        format!("--job-name=$(touch {p})"),
+        format!("--job-name=`touch {p}`"),
+        format!("--comment=x;touch${{IFS}}{p}"),
+        format!("--comment=x|touch${{IFS}}{p}"),
+        format!("--comment=x&touch${{IFS}}{p}"),
+        format!("--comment=x>{p}"),
+        format!("\"--comment=$(touch {p})\""),
+    ];
+    for (k, middle) in in_words.iter().enumerate() {
+        let i = 100 + k;
+        let line = sbatch(middle);
+        let out = stage(i, &line);
+        assert_eq!(out.status.code(), Some(0), "{line}: {}", stderr(&out));
+        let trigger = Trigger::load(&here.join(format!("stage{i}/stage2-trigger.toml"))).unwrap();
+        let submission = Submission::new(here, i, &bin, &trigger.stage2);
+        assert_bash_parses(&submission.file, &trigger.stage2, &line);
+        let ran = submission.run(&submission.file, &path).output().unwrap();
+        assert!(ran.status.success(), "{line}: {}", stderr(&ran));
+        assert!(
+            !sentinel.exists(),
+            "{line}: the payload ran\n{}",
+            trigger.stage2
+        );
+        let words = shlex::split(&line).unwrap();
+        assert_eq!(calls(&submission.log), [words[1..].to_vec()], "{line}");
     }
 }

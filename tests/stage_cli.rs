@@ -315,7 +315,10 @@ fn stage_refuses_another_grid_s_submission_and_a_one_cell_stratum() {
     write_file(
         here,
         "s2.sh",
-        format!("sbatch --export=ALL,CALIB_GRID={} w.sh\n", grid.display()),
+        format!(
+            "sbatch --array=0 --export=ALL,CALIB_STRATUM=d=a,CALIB_GRID={} w.sh\n",
+            grid.display()
+        ),
     );
     let one = calib()
         .args([
@@ -361,7 +364,7 @@ fn the_examples_of_calib_stage_run() {
         dir.path(),
         "stage2.sh",
         format!(
-            "sbatch --array=0-2 --export=ALL,CALIB_GRID={} train.sh\n",
+            "sbatch --array=0-2 '--export=ALL,CALIB_STRATUM=dataset=X;model=7B,CALIB_UNITS=100,CALIB_GRID={}' train.sh\n",
             grid.display()
         ),
     );
@@ -698,4 +701,76 @@ fn a_stage_two_without_a_submittable_stratum_is_refused_as_such() {
         "{}",
         stdout(&one)
     );
+}
+
+/// Stage 2 is printed for the user to run: a line that is not an sbatch
+/// command, a stratum the grid lacks and an array past a stratum's cells are
+/// refused, naming the line (and the grid's cells); an sbatch line is kept
+/// written again from its words, so what `stage check` prints submits the
+/// arrays the report counts, and a `$(...)` in a word is text.
+#[test]
+fn stage_two_holds_only_checked_sbatch_lines_written_again_from_their_words() {
+    let line = |stratum: &str, array: &str, extra: &str| {
+        format!(
+            "sbatch --array={array} {extra}--export=ALL,CALIB_STRATUM={stratum},CALIB_UNITS=20,CALIB_GRID=@GRID@ work.sh\n"
+        )
+    };
+    let x = line("dataset=X", "0-2", "");
+    for (bad, words) in [
+        (
+            format!("touch /tmp/x; {x}"),
+            vec!["not an sbatch command", "comments, blank lines"],
+        ),
+        (
+            "rm -rf \"$HOME\"/important\n".to_string(),
+            vec!["not an sbatch command"],
+        ),
+        (
+            line("dataset=Q", "0-2", ""),
+            vec![
+                "CALIB_STRATUM=dataset=Q",
+                "dataset=X (3 cells, --array=0-2)",
+            ],
+        ),
+        (
+            line("dataset=X", "0-9", ""),
+            vec!["--array=0-9", "index 9", "dataset=X (3 cells"],
+        ),
+    ] {
+        let (dir, _, out) = staged_from(&format!("# budget\n{x}{bad}"), &[]);
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {e}");
+        assert!(e.contains("stage2.sh, line 3:"), "{bad}: {e}");
+        for w in words {
+            assert!(e.contains(w), "{bad}: {w} not in {e}");
+        }
+        assert!(!dir.path().join("stage").exists(), "{bad}: nothing written");
+    }
+
+    // Shell code inside words: staged, counted, and printed as text.
+    let hostile = line(
+        "dataset=Y",
+        "0-2",
+        "--job-name=$(touch${IFS}pwned) --comment=a;b|c&`d` ",
+    );
+    let (dir, _, out) = staged_from(&format!("# budget\n\n{x}{hostile}"), &["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("stage 2 (2 arrays)"),
+        "{}",
+        stdout(&out)
+    );
+    let here = dir.path();
+    smoke_left(here, 77, [1, 1], true);
+    let ok = check(here, &sacct(77, ["COMPLETED", "COMPLETED"]));
+    assert_eq!(ok.status.code(), Some(0), "{}{}", stdout(&ok), stderr(&ok));
+    let printed = stdout(&ok);
+    let grid = std::fs::canonicalize(here.join("grid.toml")).unwrap();
+    let expected = format!(
+        "# budget\n\n{}sbatch --array=0-2 --job-name='$(touch${{IFS}}pwned)' --comment='a;b|c&`d`' \
+         --export=ALL,CALIB_STRATUM=dataset=Y,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+        x.replace("@GRID@", &grid.to_string_lossy()),
+        grid.display()
+    );
+    assert!(printed.ends_with(&expected), "{printed}");
 }

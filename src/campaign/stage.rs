@@ -34,6 +34,14 @@
 //! - `log_line`: each task's log holds the line `calib grid cell` wrote for
 //!   its cell (the derived config line), so the log can be traced to the cell.
 //!
+//! Stage 2 is read, never passed through: `calib stage check` prints it for
+//! the user to run, so it may hold only comments, blank lines and `sbatch`
+//! lines, each `sbatch` line is checked against the grid and the script (its
+//! stratum, its array indexes, its `CALIB_GRID`, its script), and the trigger
+//! keeps each line written again from the words calib read, through the
+//! quoting function ([`crate::shell`]): what is printed submits exactly the
+//! arrays that were checked and counted, and a `$(...)` in a word stays text.
+//!
 //! Assumptions: the smoke tasks run in the folder `calib stage` ran in (the
 //! submission says `--chdir`), so relative output paths resolve there; their
 //! logs go where the submission's `--output` says (`%A` the array's job id,
@@ -56,7 +64,7 @@ use crate::budget::export::{
     absolute, exported_variables, refuse_comma_in_export, script_argument, GRID_VARIABLE,
 };
 use crate::error::{Error, Origin, Result};
-use crate::shell::quote;
+use crate::shell::{comment_text, quote, quote_option, refuse_control};
 use crate::slurm::sacct::{JobKind, SacctTable};
 
 /// The checks a trigger may hold, by name.
@@ -299,13 +307,121 @@ fn resolved(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// One line of the stage-2 text, as calib reads it and writes it again.
+enum Stage2Line {
+    /// A blank line or a comment: written again as it was, control
+    /// characters escaped ([`comment_text`]).
+    Text(String),
+    /// An `sbatch` command: its words, as a POSIX shell splits the line
+    /// (`shlex`), and its line number in the text.
+    Sbatch { line: u64, words: Vec<String> },
+}
+
+/// What stage 2 may hold, for messages.
+const STAGE2_LINES: &str =
+    "comments, blank lines and `sbatch ...` command lines only (what `calib \
+    budget --format sbatch` writes)";
+
+/// Reads stage 2 line by line: blank lines, comments, and `sbatch` commands;
+/// any other line is refused, naming it. Why not pass other lines through:
+/// `calib stage check` prints stage 2 for the user to run, and a line calib
+/// did not read (`touch x; sbatch ...`, `rm ...`) would run unseen, and its
+/// arrays would escape the checks and the count.
+fn read_stage2(text: &str, origin: &Origin) -> Result<Vec<Stage2Line>> {
+    let mut lines = Vec::new();
+    for (k, raw) in text.lines().enumerate() {
+        let at = Some(k as u64 + 1);
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            lines.push(Stage2Line::Text(String::new()));
+            continue;
+        }
+        if let Some(comment) = trimmed.strip_prefix('#') {
+            lines.push(Stage2Line::Text(format!("#{}", comment_text(comment))));
+            continue;
+        }
+        let words = shlex::split(raw).ok_or_else(|| {
+            Error::input(
+                origin.clone(),
+                at,
+                "this line does not read as shell words (an unclosed quote, or a `\\` at its \
+                 end?)",
+            )
+        })?;
+        if words.first().map(String::as_str) != Some("sbatch") {
+            return Err(Error::input(
+                origin.clone(),
+                at,
+                format!(
+                    "this line is not an sbatch command: stage 2 may hold {STAGE2_LINES}, because \
+                     calib stage check prints it for you to run; remove the line, or make it a \
+                     comment"
+                ),
+            ));
+        }
+        for word in &words {
+            refuse_control("a word of this sbatch line", word)
+                .map_err(|why| Error::input(origin.clone(), at, why))?;
+        }
+        lines.push(Stage2Line::Sbatch {
+            line: k as u64 + 1,
+            words,
+        });
+    }
+    Ok(lines)
+}
+
+/// Stage 2 written again from what [`read_stage2`] read: each `sbatch` line
+/// from its words, each through the quoting function ([`quote_option`]), so
+/// that what calib prints runs exactly the words it checked (a `$(...)`, a
+/// backtick, a `;` inside a word is text for sbatch, never code). A line that
+/// would not split back into the same words is refused rather than printed.
+fn write_stage2(lines: &[Stage2Line], origin: &Origin) -> Result<String> {
+    let mut text = String::new();
+    for line in lines {
+        match line {
+            Stage2Line::Text(t) => text.push_str(t),
+            Stage2Line::Sbatch { line, words } => {
+                let written = words
+                    .iter()
+                    .map(|w| quote_option(w))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if shlex::split(&written).as_ref() != Some(words) {
+                    return Err(Error::input(
+                        origin.clone(),
+                        Some(*line),
+                        "this sbatch line cannot be written again as the same shell words",
+                    ));
+                }
+                text.push_str(&written);
+            }
+        }
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// Stage 2 as the trigger keeps it and `calib stage check` prints it:
+/// [`read_stage2`] then [`write_stage2`].
+fn rewritten_stage2(text: &str, origin: &Origin) -> Result<String> {
+    write_stage2(&read_stage2(text, origin)?, origin)
+}
+
 /// Checks that stage 2 is this grid's submission running `plan.script`, as
-/// `calib budget --grid GRID --format sbatch --script SCRIPT` writes it: each
-/// live `sbatch` line exports `CALIB_GRID` naming the grid file, and its last
-/// word is the script. Relative scripts resolve in the folder `calib stage`
+/// `calib budget --grid GRID --format sbatch --script SCRIPT` writes it: only
+/// comments, blank lines and `sbatch` lines ([`read_stage2`]); each `sbatch`
+/// line exports `CALIB_GRID` naming the grid file, its last word is the
+/// script, and it submits a stratum of the grid with array indexes within
+/// that stratum's cells. Relative scripts resolve in the folder `calib stage`
 /// runs in, where stage 2 is assumed to be submitted from as well. Returns
-/// the arrays.
-fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
+/// the arrays (one per `sbatch` line: what stage 2 submits) and stage 2
+/// written again ([`write_stage2`]).
+fn same_submission(
+    plan: &StagePlan,
+    grid: &CampaignGrid,
+    grid_file: &Path,
+) -> Result<(Vec<Stage2Array>, String)> {
     let origin = &plan.stage2_origin;
     let expected = || {
         format!(
@@ -313,22 +429,16 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
              --format sbatch --script {}` (its sbatch lines export CALIB_GRID={})",
             quote(&plan.grid_path.to_string_lossy()),
             quote(&plan.script),
-            grid.display()
+            grid_file.display()
         )
     };
+    let lines = read_stage2(&plan.stage2, origin)?;
     let mut arrays = Vec::new();
-    for (k, line) in plan.stage2.lines().enumerate() {
-        if !line.starts_with("sbatch ") {
+    for line in &lines {
+        let Stage2Line::Sbatch { line, words } = line else {
             continue;
-        }
-        let at = Some(k as u64 + 1);
-        let words = shlex::split(line).ok_or_else(|| {
-            Error::input(
-                origin.clone(),
-                at,
-                "this sbatch line does not read as shell words (an unclosed quote?)",
-            )
-        })?;
+        };
+        let at = Some(*line);
         let variable = |name: &str| {
             words
                 .iter()
@@ -336,7 +446,7 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
                 .flat_map(|list| list.split(','))
                 .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
         };
-        arrays.push(Stage2Array::of(&words, variable));
+        arrays.push(Stage2Array::of(words, variable));
         let exported = variable(GRID_VARIABLE);
         let Some(exported) = exported else {
             if words.len() == 2 {
@@ -362,13 +472,13 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
                 ),
             ));
         };
-        if resolved(Path::new(exported)) != grid {
+        if resolved(Path::new(exported)) != grid_file {
             return Err(Error::input(
                 origin.clone(),
                 at,
                 format!(
                     "this sbatch line runs the grid {exported}, not {}; {}",
-                    grid.display(),
+                    grid_file.display(),
                     expected()
                 ),
             ));
@@ -386,6 +496,8 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
                 ),
             ));
         }
+        within_grid(grid, words, variable("CALIB_STRATUM"))
+            .map_err(|why| Error::input(origin.clone(), at, why))?;
     }
     // Budget writes a comment per stratum; a stratum without a submittable
     // time (over_cap, unsupported) gets no live sbatch line.
@@ -409,7 +521,124 @@ fn same_submission(plan: &StagePlan, grid: &Path) -> Result<Vec<Stage2Array>> {
     if arrays.is_empty() {
         return Err(Error::input(origin.clone(), None, expected()));
     }
-    Ok(arrays)
+    Ok((arrays, write_stage2(&lines, origin)?))
+}
+
+/// The strata of `grid` a message lists at most.
+const STRATA_SHOWN: usize = 12;
+
+/// Checks that an `sbatch` line of stage 2 submits cells of `grid`: the
+/// stratum it exports as `CALIB_STRATUM` (absent: the grid's one stratum,
+/// `(all)`, as `calib grid cell --stratum ""` reads it) is one of the grid's,
+/// and every index of its `--array` is one of that stratum's cells. A task
+/// outside them would fail at `calib grid cell` in stage 2, after the smoke
+/// passed. Returns why not, naming the grid's cells.
+fn within_grid(
+    grid: &CampaignGrid,
+    words: &[String],
+    stratum: Option<&str>,
+) -> std::result::Result<(), String> {
+    let cells = |s: &StratumCells| {
+        let n = s.cells.len();
+        format!(
+            "{} ({n} cell{}, --array=0-{})",
+            super::grid::shown_stratum(&s.stratum),
+            if n == 1 { "" } else { "s" },
+            n.saturating_sub(1)
+        )
+    };
+    let stratum_text = stratum.unwrap_or("");
+    let Ok(s) = grid.stratum(stratum_text) else {
+        let mut listed: Vec<String> = grid.strata.iter().take(STRATA_SHOWN).map(cells).collect();
+        if grid.strata.len() > STRATA_SHOWN {
+            listed.push(format!("and {} more", grid.strata.len() - STRATA_SHOWN));
+        }
+        return Err(format!(
+            "this sbatch line submits CALIB_STRATUM={}, which is not a stratum of the grid {}: \
+             its strata are {}",
+            comment_text(stratum_text),
+            grid.origin,
+            listed.join(", ")
+        ));
+    };
+    let n = s.cells.len() as u64;
+    let Some(spec) = array_option(words) else {
+        return Err(format!(
+            "this sbatch line has no --array: each task finds its cell by $SLURM_ARRAY_TASK_ID, \
+             which only an array sets; stratum {} is submitted as --array=0-{}",
+            cells(s),
+            n.saturating_sub(1)
+        ));
+    };
+    match array_last_index(spec) {
+        None => Err(format!(
+            "--array={} does not read as sbatch's array indexes (0-2, 0,3-5, 0-9:2, with %N for \
+             a limit); stratum {}",
+            comment_text(spec),
+            cells(s)
+        )),
+        Some(last) if last >= n => Err(format!(
+            "this sbatch line submits --array={} for stratum {}: index {last} is past its last \
+             cell, and its task would fail at calib grid cell; submit --array=0-{} (the grid {})",
+            comment_text(spec),
+            cells(s),
+            n.saturating_sub(1),
+            grid.origin
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The value of an sbatch line's `--array` (`--array=V`, `--array V` or
+/// `-a V`; the last one given, as sbatch takes it).
+fn array_option(words: &[String]) -> Option<&str> {
+    let mut value = None;
+    for (k, w) in words.iter().enumerate() {
+        if let Some(v) = w.strip_prefix("--array=") {
+            value = Some(v);
+        } else if w == "--array" || w == "-a" {
+            value = words.get(k + 1).map(String::as_str);
+        }
+    }
+    value
+}
+
+/// The highest index an sbatch `--array` value names: a comma-separated list
+/// of `N`, `N-M` and `N-M:S`, with an optional `%K` (tasks at once) after
+/// it; `None` when it does not read as such.
+fn array_last_index(spec: &str) -> Option<u64> {
+    let number = |t: &str| {
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u64>().ok())
+            .flatten()
+    };
+    let list = match spec.split_once('%') {
+        Some((list, limit)) => {
+            number(limit)?;
+            list
+        }
+        None => spec,
+    };
+    let mut last: Option<u64> = None;
+    for part in list.split(',') {
+        let (range, step) = match part.split_once(':') {
+            Some((range, step)) => (range, Some(number(step).filter(|&s| s > 0)?)),
+            None => (part, None),
+        };
+        let top = match (range.split_once('-'), step) {
+            (Some((a, b)), step) => {
+                let (a, b) = (number(a)?, number(b)?);
+                if b < a {
+                    return None;
+                }
+                b - (b - a) % step.unwrap_or(1)
+            }
+            (None, None) => number(range)?,
+            (None, Some(_)) => return None,
+        };
+        last = Some(last.map_or(top, |l| l.max(top)));
+    }
+    last
 }
 
 /// One stage-2 array: the stratum it exports and its `--time` per unit, when
@@ -445,7 +674,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         .map(|p| p.to_string_lossy().into_owned())
         .map_err(|e| Error::Refused(format!("the grid {}: {e}", plan.grid_path.display())))?;
     refuse_comma_in_export(&grid_abs, "the grid")?;
-    let arrays = same_submission(plan, Path::new(&grid_abs))?;
+    let (arrays, stage2) = same_submission(plan, &grid, Path::new(&grid_abs))?;
     let (stratum, why) = smoke_stratum(&grid, plan.stratum.as_deref(), &arrays)?;
     let workdir = absolute(Path::new("."), "the working folder")?;
     let out_dir = absolute(&plan.out_dir, "--out-dir")?;
@@ -504,7 +733,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         log_pattern: log_pattern.clone(),
         records: plan.records,
         fields: plan.fields.clone(),
-        stage2: plan.stage2.clone(),
+        stage2,
         checks: standard_checks(tasks.len(), plan.records, &plan.fields),
         tasks,
     };
@@ -598,7 +827,7 @@ impl Trigger {
         let origin = Origin::file(path);
         let bytes = crate::limits::read_file_bounded(path, "the trigger")?;
         let text = crate::limits::into_text(bytes, &origin)?;
-        let trigger: Trigger = toml::from_str(&text).map_err(|e| {
+        let mut trigger: Trigger = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| {
                 text.as_bytes()[..s.start.min(text.len())]
                     .iter()
@@ -614,6 +843,20 @@ impl Trigger {
                     e.message().trim_end()
                 ),
             )
+        })?;
+        // Printed for the user to run when every check passes: written again
+        // from its words as `calib stage` does, whoever wrote the file.
+        trigger.stage2 = rewritten_stage2(&trigger.stage2, &origin).map_err(|e| match e {
+            Error::Input {
+                line: Some(line),
+                message,
+                ..
+            } => Error::input(
+                origin.clone(),
+                None,
+                format!("stage2, its line {line}: {message}"),
+            ),
+            other => other,
         })?;
         if trigger.checks.is_empty() || trigger.tasks.len() < 2 {
             return Err(Error::input(
@@ -960,7 +1203,7 @@ mod tests {
         .unwrap();
         let grid = dir.path().join("grid.toml").to_string_lossy().into_owned();
         let stage2 =
-            format!("# budget\nsbatch --array=0-2 --export=ALL,CALIB_GRID={grid} work.sh\n");
+            format!("# budget\nsbatch --array=0-2 --export=ALL,CALIB_STRATUM=d=a,CALIB_GRID={grid} work.sh\n");
         let staged = stage(&plan(dir.path(), &stage2)).unwrap();
         let back: Trigger = toml::from_str(&staged.trigger_text).unwrap();
         assert_eq!(back, staged.trigger);
@@ -980,6 +1223,34 @@ mod tests {
         // A submission made from another grid is refused.
         let e = stage(&plan(dir.path(), "sbatch --array=0-2 work.sh\n")).unwrap_err();
         assert!(e.to_string().starts_with("stage2.sh, line 1:"), "{e}");
+    }
+
+    #[test]
+    fn array_values_are_read_as_sbatch_reads_them() {
+        assert_eq!(array_last_index("0-2"), Some(2));
+        assert_eq!(array_last_index("0,3-5%2"), Some(5));
+        assert_eq!(array_last_index("0-9:4"), Some(8));
+        assert_eq!(array_last_index("7"), Some(7));
+        for bad in ["", "0-", "2-1", "+1", "0-9:0", "x", "0-2%", "1:2", "0-2,"] {
+            assert_eq!(array_last_index(bad), None, "{bad}");
+        }
+    }
+
+    // What calib prints of stage 2 is its words written again: a `$(...)`
+    // stays one word of text, and budget's own lines keep their text.
+    #[test]
+    fn stage_two_is_written_again_from_its_words() {
+        let origin = Origin::file("stage2.sh");
+        let budget = "# b\n\nsbatch --array=0-2 --comment='calib stratum=d=a' work.sh\n";
+        assert_eq!(rewritten_stage2(budget, &origin).unwrap(), budget);
+        let text = rewritten_stage2(
+            "  sbatch \"--job-name=$(touch x)\" `y` a;b w.sh # c\r\n",
+            &origin,
+        )
+        .unwrap();
+        assert_eq!(text, "sbatch --job-name='$(touch x)' '`y`' 'a;b' w.sh\n");
+        let e = rewritten_stage2("# ok\ntouch x; sbatch w.sh\n", &origin).unwrap_err();
+        assert!(e.to_string().starts_with("stage2.sh, line 2:"), "{e}");
     }
 
     // A stratum of two axes reaches stage 2's lines as CALIB_STRATUM with `;`

@@ -76,7 +76,11 @@ pub struct PlanArgs {
     pub script: Option<String>,
 
     /// The stage-2 submission: what `calib budget --grid GRID --format sbatch`
-    /// printed, as the text itself, @FILE, or - for standard input.
+    /// printed, as the text itself, @FILE, or - for standard input. Comments,
+    /// blank lines and `sbatch` lines only (another line is refused); each
+    /// `sbatch` line must submit a stratum of the grid within its cells. The
+    /// trigger keeps each line written again from the words calib read (a
+    /// `$(...)` inside a word is text then, not a command).
     #[arg(long, value_name = "SBATCH", required = true)]
     pub stage2: Option<String>,
 
