@@ -774,3 +774,85 @@ fn stage_two_holds_only_checked_sbatch_lines_written_again_from_their_words() {
     );
     assert!(printed.ends_with(&expected), "{printed}");
 }
+
+/// sbatch reads the smoke's `--output` as a filename pattern: a `%` in the
+/// folder's name is written `%%` (else `%u` would become the user's name and
+/// the logs land elsewhere), and `stage check` reads the logs at the same
+/// path; a `\` (which turns off every replacement) is refused.
+#[test]
+fn a_percent_in_the_out_dir_reaches_sbatch_escaped_and_check_finds_the_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+    write_file(
+        here,
+        "stage2.sh",
+        format!(
+            "sbatch --array=0-2 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+            grid.display()
+        ),
+    );
+    let stage = |out_dir: &str| {
+        calib()
+            .args(["stage", "grid.toml", "--script", "work.sh"])
+            .args([
+                "--stage2",
+                "@stage2.sh",
+                "--field",
+                "seed",
+                "--out-dir",
+                out_dir,
+            ])
+            .current_dir(here)
+            .output()
+            .unwrap()
+    };
+    let out = stage("o%u");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let smoke = std::fs::read_to_string(here.join("o%u/stage1-smoke.sh")).unwrap();
+    let words = shlex::split(smoke.lines().last().unwrap()).unwrap();
+    let logs = std::fs::canonicalize(here).unwrap().join("o%%u/logs");
+    assert!(
+        words.contains(&format!("--output={}/smoke-%A_%a.out", logs.display())),
+        "{words:?}"
+    );
+    assert!(here.join("o%u/logs").is_dir());
+
+    // The logs where sbatch writes them (`%%` is `%`) pass the log check.
+    for (k, seed) in [1, 2].iter().enumerate() {
+        std::fs::create_dir_all(here.join("results/X")).unwrap();
+        write_file(
+            &here.join("results/X"),
+            &format!("seed-{seed}.jsonl"),
+            format!("{{\"seed\": {seed}}}\n"),
+        );
+        write_file(
+            &here.join("o%u/logs"),
+            &format!("smoke-77_{k}.out"),
+            format!(
+                "calib: grid cell: stratum dataset=X index {k} -> tag dataset-X_seed-{seed} output results/X/seed-{seed}.jsonl (dataset=X seed={seed})\n"
+            ),
+        );
+    }
+    let checked = calib()
+        .args(["stage", "check", "o%u/stage2-trigger.toml", "--sacct"])
+        .arg(sacct(77, ["COMPLETED", "COMPLETED"]))
+        .current_dir(here)
+        .output()
+        .unwrap();
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&checked),
+        stderr(&checked)
+    );
+
+    let slash = stage("o\\b");
+    assert_eq!(slash.status.code(), Some(2), "{}", stderr(&slash));
+    assert!(
+        stderr(&slash).contains("turns off every replacement"),
+        "{}",
+        stderr(&slash)
+    );
+}

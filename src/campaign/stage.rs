@@ -45,7 +45,8 @@
 //! Assumptions: the smoke tasks run in the folder `calib stage` ran in (the
 //! submission says `--chdir`), so relative output paths resolve there; their
 //! logs go where the submission's `--output` says (`%A` the array's job id,
-//! `%a` the task index); the smoke job is found in sacct by its job name, the
+//! `%a` the task index, a `%` of the folder's name written `%%`, as sbatch
+//! reads a filename pattern); the smoke job is found in sacct by its job name, the
 //! latest such array when several were submitted; stage 2 is submitted
 //! from that folder too, so a relative script path in its sbatch lines
 //! names the same file as `--script` there; the clock that stamps the
@@ -111,7 +112,8 @@ pub struct Trigger {
     pub stratum: String,
     pub smoke_job_name: String,
     pub smoke_units: u64,
-    /// The smoke logs (absolute), `%A` the job id, `%a` the task index.
+    /// The smoke logs (absolute), as sbatch's `--output` reads them: `%A`
+    /// the job id, `%a` the task index, `%%` a `%` of the folder's name.
     pub log_pattern: String,
     /// Records (non-empty lines) each output file must hold.
     pub records: u64,
@@ -679,10 +681,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let workdir = absolute(Path::new("."), "the working folder")?;
     let out_dir = absolute(&plan.out_dir, "--out-dir")?;
     let log_dir = PathBuf::from(&out_dir).join("logs");
-    let log_pattern = log_dir
-        .join("smoke-%A_%a.out")
-        .to_string_lossy()
-        .into_owned();
+    let log_pattern = log_pattern(&log_dir)?;
     let script = absolute(Path::new(&plan.script), "--script")?;
     let slug = crate::stratum::Stratum::parse(&stratum.stratum)
         .map(|s| s.slug())
@@ -974,14 +973,48 @@ pub fn find_smoke_job(trigger: &Trigger, table: &SacctTable) -> Result<SmokeJob>
     Ok(SmokeJob { job, tasks })
 }
 
-/// A task's log path: the trigger's pattern with `%A` and `%a` filled in.
+/// A task's log path: the trigger's pattern read as sbatch reads it
+/// ([`log_pattern`]): `%A` the job, `%a` the task, `%%` one `%`.
 fn log_path(trigger: &Trigger, job: u64, index: u64) -> PathBuf {
-    PathBuf::from(
-        trigger
-            .log_pattern
-            .replace("%A", &job.to_string())
-            .replace("%a", &index.to_string()),
-    )
+    let mut path = String::with_capacity(trigger.log_pattern.len() + 16);
+    let mut chars = trigger.log_pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            path.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('A') => path.push_str(&job.to_string()),
+            Some('a') => path.push_str(&index.to_string()),
+            Some('%') => path.push('%'),
+            Some(other) => {
+                path.push('%');
+                path.push(other);
+            }
+            None => path.push('%'),
+        }
+    }
+    PathBuf::from(path)
+}
+
+/// The smoke's `--output` in `log_dir`, as sbatch reads a filename pattern:
+/// `%A` the array's job id and `%a` the task index are what calib means; a
+/// `%` of the folder's own name is written `%%` (sbatch's escape), which
+/// sbatch would otherwise read as a replacement of its own (`%u` the user
+/// name, `%j` the job id) and write the logs elsewhere. A `\` in the folder
+/// is refused: sbatch then replaces nothing at all (not `%A`, not `%a`) and
+/// drops the backslashes.
+fn log_pattern(log_dir: &Path) -> Result<String> {
+    let folder = log_dir.to_string_lossy();
+    if folder.contains('\\') {
+        return Err(Error::Refused(format!(
+            "--out-dir {} holds a `\\`: sbatch reads its --output as a filename pattern, in which \
+             a `\\` turns off every replacement (%A, %a), so the smoke's logs could not be told \
+             apart nor found; give a folder without one",
+            comment_text(&folder)
+        )));
+    }
+    Ok(format!("{}/smoke-%A_%a.out", folder.replace('%', "%%")))
 }
 
 /// What is at a smoke output's path.

@@ -85,7 +85,10 @@ pub struct PlanArgs {
     pub stage2: Option<String>,
 
     /// The folder to write stage1-smoke.sh, stage2-trigger.toml and logs/ into
-    /// (created if missing; files there are never overwritten).
+    /// (created if missing; files there are never overwritten). The smoke's
+    /// `--output` names logs/ as a sbatch filename pattern: a `%` in the path
+    /// is written `%%`, and a `\` is refused (sbatch would then fill in
+    /// neither %A nor %a).
     #[arg(long, value_name = "DIR", required = true)]
     pub out_dir: Option<PathBuf>,
 
