@@ -907,3 +907,36 @@ fn run_in_tempdir(args: &[&str]) -> String {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     stderr(&out)
 }
+
+/// A worker the command leaves running in the background is stopped when
+/// the command exits, and the run's summary line says so: the work it had
+/// not finished is lost, which the timings alone would not show.
+#[test]
+fn processes_left_running_at_exit_are_stopped_and_counted_in_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args([
+        "-s",
+        "k=v",
+        "--grace",
+        "2s",
+        "--",
+        "sh",
+        "-c",
+        "sleep 300 >/dev/null 2>&1 & sleep 300 >/dev/null 2>&1 & echo CALIB_UNIT",
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary = stderr(&out)
+        .lines()
+        .find(|l| l.starts_with("calib: run "))
+        .map(String::from)
+        .unwrap_or_else(|| panic!("no summary line in {}", stderr(&out)));
+    assert!(
+        summary.contains("2 leftover process(es) of the command"),
+        "{summary}"
+    );
+    assert!(summary.contains("were stopped"), "{summary}");
+
+    // A command that leaves nothing behind gets no such words.
+    let quiet = run(probe(dir.path()).args(["-s", "k=v", "--", "sh", "-c", "echo CALIB_UNIT"]));
+    assert!(!stderr(&quiet).contains("leftover"), "{}", stderr(&quiet));
+}

@@ -29,7 +29,10 @@ the host and the pid, and created exclusively: 64 array tasks write 64 files.
 CMD runs in its own process group (unless stdin is a terminal), and whatever stops it \
 stops what it started too: --units, --timeout, a TERM or INT sent to calib, and calib \
 being killed outright (then a small watchdog process sends the group TERM, and KILL \
-after --grace).
+after --grace). When CMD exits, processes of its group still running (work it started \
+in the background) are stopped the same way, and the run's summary line says how many: \
+what they had not finished is lost, and their output is recorded for at most 2 s after \
+CMD's exit; a command that hands work to background processes should wait for them.
 
 On a login node (Slurm commands present, no SLURM_JOB_ID) calib refuses and shows the \
 salloc line to use instead. calib exits with CMD's status (128+signal if it was killed), \
@@ -137,8 +140,9 @@ pub struct ProbeArgs {
 
     /// Time between calib's TERM and its KILL when calib stops the command
     /// (--units, --timeout, a TERM, INT, HUP or QUIT sent to calib, or calib
-    /// killed outright), so that it can flush and exit cleanly. Same grammar
-    /// as --timeout. Example: --grace 30s
+    /// killed outright), or the processes it left running when it exited (the
+    /// summary line counts them), so that they can flush and exit cleanly.
+    /// Same grammar as --timeout. Example: --grace 30s
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub grace: String,
 

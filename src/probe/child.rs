@@ -30,7 +30,9 @@
 //! When the command exits, whatever it left running in its group (a worker
 //! started in the background, a child that ignored `TERM`) gets `TERM`, then
 //! `KILL` after `--grace` ([`Supervised::end_group`]): a run's processes end
-//! with the run, not with the allocation.
+//! with the run, not with the allocation. How many there were is counted
+//! (from `/proc`, Linux) and said in the run's summary: work a program hands
+//! to background processes is lost with them, and nothing else would show it.
 //!
 //! The output pipes alone would not be enough: a process that writes to them
 //! after calib died gets `SIGPIPE`, but one that never writes (a `sleep`, a
@@ -292,20 +294,19 @@ impl Supervised {
     /// would take the allocation's cores from the next repetition, or keep
     /// running after calib. Blocks for at most the grace. Nothing to do for
     /// a command in calib's own group (stdin a terminal), whose group is not
-    /// the command's to end.
-    pub(crate) fn end_group(&mut self) {
+    /// the command's to end. Returns the leftovers it stopped, if any.
+    pub(crate) fn end_group(&mut self) -> Option<Leftovers> {
         if !self.own_group || self.exit.is_none() {
-            return;
+            return None;
         }
-        let Some(group) = Pid::from_raw(self.target.abs()) else {
-            return;
-        };
+        let group = Pid::from_raw(self.target.abs())?;
         // The group id stays taken while any member is alive, so these
         // signals reach the command's own leftovers and nothing else.
         let alive = || rustix::process::test_kill_process_group(group).is_ok();
         if !alive() {
-            return;
+            return None;
         }
+        let count = running_in_group(self.target.abs());
         for sig in [Signal::TERM, Signal::CONT] {
             let _ = rustix::process::kill_process_group(group, sig);
         }
@@ -316,6 +317,8 @@ impl Supervised {
         if alive() {
             let _ = rustix::process::kill_process_group(group, Signal::KILL);
         }
+        // Members that had all ended (zombies not yet reaped) were no work.
+        (count != Some(0)).then_some(Leftovers { count })
     }
 
     /// Reaps the command if it has exited.
@@ -331,6 +334,46 @@ impl Supervised {
         }
         Ok(())
     }
+}
+
+/// The processes the command left running when it exited, which
+/// [`Supervised::end_group`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Leftovers {
+    /// How many, where `/proc` tells.
+    pub(crate) count: Option<usize>,
+}
+
+/// How many processes of group `group` are running, zombies (ended, not yet
+/// reaped) left out, from `/proc/PID/stat`; `None` without a readable
+/// `/proc`.
+fn running_in_group(group: i32) -> Option<usize> {
+    let group = group.to_string();
+    let mut count = 0;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        if !name
+            .to_str()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue; // it ended meanwhile
+        };
+        // `pid (comm) state ppid pgrp ...`: comm may hold spaces and `)`,
+        // so the fields are counted from the last `)`.
+        let Some(fields) = stat.rfind(')').map(|k| &stat[k + 1..]) else {
+            continue;
+        };
+        let mut fields = fields.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1);
+        if pgrp == Some(group.as_str()) && state != Some("Z") {
+            count += 1;
+        }
+    }
+    Some(count)
 }
 
 impl Drop for Supervised {

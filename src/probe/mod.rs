@@ -402,7 +402,7 @@ fn summary(
     };
     if let Some(length) = spec.length {
         return format!(
-            "calib: {label} ({} = {length} units) {how} in {}{}",
+            "calib: {label} ({} = {length} units) {how} in {}{}{}",
             spec.run_id,
             human_duration(outcome.elapsed_s),
             if outcome.units == 1 {
@@ -412,7 +412,8 @@ fn summary(
                 )
             } else {
                 ", not recorded as a run length".to_string()
-            }
+            },
+            leftovers_text(outcome).map_or(String::new(), |t| format!("; {t}"))
         );
     }
     let stats = &outcome.stats;
@@ -453,7 +454,26 @@ fn summary(
         text.push_str("; ");
         text.push_str(&cut);
     }
+    if let Some(left) = leftovers_text(outcome) {
+        text.push_str("; ");
+        text.push_str(&left);
+    }
     text
+}
+
+/// When the command left processes running as it exited, which calib then
+/// stopped ([`child::Supervised::end_group`]): a program that hands its work
+/// to background processes (a daemon, `cmd &` in a script) loses that work
+/// and its units, and the timings alone would not show it.
+fn leftovers_text(outcome: &runner::RunOutcome) -> Option<String> {
+    let left = outcome.leftovers?;
+    let how_many = left.count.map_or("leftover processes".to_string(), |n| {
+        format!("{n} leftover process(es)")
+    });
+    Some(format!(
+        "{how_many} of the command, still running after it exited, were stopped (TERM, then KILL after --grace): what they had not finished is lost, and of their output and units only those of the first {} after the command's exit are recorded; if the command hands work to background processes, make it wait for them (in a shell script: wait)",
+        human_duration(runner::DRAIN_AFTER_EXIT.as_secs_f64())
+    ))
 }
 
 /// When a run that ended by itself went on for about one more unit after its

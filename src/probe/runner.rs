@@ -20,7 +20,7 @@ use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::fs::OFlags;
 use rustix::io::Errno;
 
-use super::child::{StopReason, Supervised};
+use super::child::{Leftovers, StopReason, Supervised};
 use super::marker::{LineScanner, UnitMatcher};
 use super::progress::{Console, UnitStats};
 use super::signals::{signal_name, SignalGuard};
@@ -87,6 +87,8 @@ pub(crate) struct RunOutcome {
     pub(crate) stop_signal: Option<i32>,
     pub(crate) stats: UnitStats,
     pub(crate) write_error: Option<Error>,
+    /// What the command left running when it exited, stopped by calib.
+    pub(crate) leftovers: Option<Leftovers>,
 }
 
 /// One of the command's output streams.
@@ -137,6 +139,8 @@ struct Run {
     last_data: Option<Instant>,
     /// The unit count on the status line, which is redrawn when it changes.
     units_shown: u64,
+    /// What the command left running when it exited, stopped by calib.
+    leftovers: Option<Leftovers>,
 }
 
 /// What one wake-up's reads found.
@@ -189,6 +193,7 @@ impl Run {
             markers: Vec::new(),
             last_data: None,
             units_shown: 0,
+            leftovers: None,
         })
     }
 
@@ -218,7 +223,7 @@ impl Run {
             }
             self.show_status(ctx);
         }
-        self.process.end_group();
+        self.leftovers = self.process.end_group();
         ctx.console.erase_status();
         Ok(())
     }
@@ -392,6 +397,7 @@ impl Run {
             process,
             streams,
             mut recorder,
+            leftovers,
             ..
         } = self;
         recorder.stats.cut_lines = streams.iter().map(|s| s.scanner.cut_lines).sum();
@@ -412,6 +418,7 @@ impl Run {
             stop_signal: process.stop_signal,
             stats: recorder.stats,
             write_error: recorder.write_error,
+            leftovers,
         }
     }
 }
