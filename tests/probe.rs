@@ -940,3 +940,36 @@ fn processes_left_running_at_exit_are_stopped_and_counted_in_the_summary() {
     let quiet = run(probe(dir.path()).args(["-s", "k=v", "--", "sh", "-c", "echo CALIB_UNIT"]));
     assert!(!stderr(&quiet).contains("leftover"), "{}", stderr(&quiet));
 }
+
+/// A stdout that cannot be written (a full disk, EIO) drops the command's
+/// output, said once on stderr with the OS error; the units are recorded.
+#[test]
+fn a_stdout_that_cannot_be_written_is_said_once_and_units_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let out = probe(dir.path())
+        .args([
+            "-s",
+            "k=v",
+            "--",
+            "sh",
+            "-c",
+            "for i in 1 2 3; do echo CALIB_UNIT; sleep 0.05; done",
+        ])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert_eq!(
+        e.matches("could not be passed through").count(),
+        1,
+        "said once: {e}"
+    );
+    assert!(e.contains("calib's stdout"), "{e}");
+    assert!(e.contains("No space left on device"), "{e}");
+    assert_eq!(units_of(&runs(dir.path())[0]), [1, 2, 3]);
+}

@@ -12,9 +12,12 @@
 //! line per run.
 //!
 //! A stream whose reader went away (EPIPE: Rust ignores SIGPIPE) is closed for
-//! the rest of the probe and its output dropped; other write errors drop that
-//! one write. Neither stops the probe: the units are what it is for, the echo
-//! is a courtesy.
+//! the rest of the probe and its output dropped; other write errors (a full
+//! disk under the Slurm log, EIO) drop that one write, the next may pass.
+//! Neither stops the probe: the units are what it is for, the echo is a
+//! courtesy. Either is said once on stderr, with the OS error for the
+//! latter: output missing from a log with no word of why would pass for
+//! output the command never printed.
 
 use std::io::ErrorKind;
 use std::time::{Duration, Instant};
@@ -44,13 +47,18 @@ pub(crate) struct Console {
     last_draw: Option<Instant>,
     stdout_closed: bool,
     stderr_closed: bool,
+    /// A write of the command's output failed (not EPIPE) and was said.
+    stdout_lost_said: bool,
+    stderr_lost_said: bool,
 }
 
 /// What became of a write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 enum Written {
-    /// Written, or dropped for an error that may pass.
+    /// Written.
     Done,
+    /// Dropped for an error that may pass (the error's text).
+    Lost(String),
     /// The stream's reader went away with this write.
     NowClosed,
     /// The stream was closed before: nothing written.
@@ -72,6 +80,8 @@ impl Console {
             last_draw: None,
             stdout_closed: false,
             stderr_closed: false,
+            stdout_lost_said: false,
+            stderr_lost_said: false,
         }
     }
 
@@ -94,7 +104,8 @@ impl Console {
             }
             // Anything else (a full disk under the Slurm log, EIO) loses this
             // chunk only; the next may pass.
-            Ok(()) | Err(_) => Written::Done,
+            Err(e) => Written::Lost(e.to_string()),
+            Ok(()) => Written::Done,
         }
     }
 
@@ -116,10 +127,24 @@ impl Console {
         if on_terminal {
             self.erase_status();
         }
-        if self.write(stream, bytes) == Written::NowClosed && stream == Stream::Stdout {
-            self.line(
+        match self.write(stream, bytes) {
+            Written::NowClosed if stream == Stream::Stdout => self.line(
                 "calib: standard output is closed (its reader went away); the command's stdout is no longer shown, units are still recorded",
-            );
+            ),
+            Written::Lost(e) => {
+                let (said, name) = match stream {
+                    Stream::Stdout => (&mut self.stdout_lost_said, "stdout"),
+                    Stream::Stderr => (&mut self.stderr_lost_said, "stderr"),
+                };
+                if !std::mem::replace(said, true) {
+                    // On stderr, which may fail the same way: then nothing
+                    // can be said anywhere.
+                    self.line(&format!(
+                        "calib: warning: the command's {name} could not be passed through to calib's {name} ({e}): some of its output is missing there (said once); units are still recorded"
+                    ));
+                }
+            }
+            _ => {}
         }
         if on_terminal {
             self.at_line_start = bytes.ends_with(b"\n");
