@@ -973,3 +973,19 @@ fn a_stdout_that_cannot_be_written_is_said_once_and_units_are_recorded() {
     assert!(e.contains("No space left on device"), "{e}");
     assert_eq!(units_of(&runs(dir.path())[0]), [1, 2, 3]);
 }
+
+/// A text that is no duration at all is not told Slurm's grammar forbids
+/// unit suffixes, next to the advice to write one.
+#[test]
+fn a_timeout_that_is_no_number_gets_a_coherent_message() {
+    let dir = tempfile::tempdir().unwrap();
+    for text in ["nan", "soon", "1,5"] {
+        let out = run(probe(dir.path()).args(["-s", "k=v", "--timeout", text, "--", "true"]));
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(e.contains(&format!("`{text}` is not a duration")), "{e}");
+        assert!(e.contains("a number with a unit (90s"), "{e}");
+        assert!(!e.contains("no unit suffixes"), "{e}");
+        assert!(!e.contains("decimals are not allowed"), "{e}");
+    }
+}

@@ -16,16 +16,21 @@ use crate::slurm::time::{parse_time, SlurmTime};
 
 /// Parses a duration; `None` means no limit (`UNLIMITED`, `INFINITE`, `-1`).
 pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>> {
-    let bad = |why: String| {
+    // One message for every refusal: what was wrong, when it can be said,
+    // then both forms a duration may take.
+    let refuse = |why: Option<String>| {
         Error::input(
             Origin::Argument(flag.to_string()),
             None,
             format!(
-                "`{text}` is not a duration ({why}); write it with a unit, 90s, 10m, 1.5h, 2d, \
-                 or as sbatch --time does: minutes (30), M:S, H:M:S (1:30:00), D-H:M:S"
+                "`{text}` is not a duration{}; write a number with a unit (90s, 10m, 1.5h, 2d), \
+                 or a time as sbatch --time reads it: minutes (30), M:S, H:M:S (1:30:00), \
+                 D-H:M:S, UNLIMITED",
+                why.map_or(String::new(), |why| format!(" ({why})"))
             ),
         )
     };
+    let bad = |why: String| refuse(Some(why));
     let trimmed = text.trim();
     let (number, suffix) = split_number(trimmed);
     if let Some(unit) = unit_seconds(number, suffix) {
@@ -49,7 +54,17 @@ pub(crate) fn parse_duration(flag: &str, text: &str) -> Result<Option<Duration>>
     match parse_time(trimmed) {
         Ok(SlurmTime::Limited(s)) => Ok(Some(Duration::from_secs(s))),
         Ok(SlurmTime::Unlimited) => Ok(None),
-        Err(e) => Err(bad(e.reason.to_string())),
+        // Slurm's reasons speak of its grammar alone (`no unit suffixes`,
+        // `decimals are not allowed`), which calib widens: they explain
+        // only a text written in that grammar's characters (`1:2:3:4`).
+        Err(e)
+            if trimmed
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ':' || c == '-') =>
+        {
+            Err(bad(format!("as sbatch --time reads it, {}", e.reason)))
+        }
+        Err(_) => Err(refuse(None)),
     }
 }
 
@@ -117,5 +132,15 @@ mod tests {
         // A unit calib does not know is named, not taken for a decimal.
         let e = parse_duration("--timeout", "1.5min").unwrap_err();
         assert!(e.to_string().contains("`min` is not a unit"), "{e}");
+        // Slurm's own reasons (`no unit suffixes`, `decimals are not
+        // allowed`) are not given for what calib's grammar reads otherwise.
+        for bad in ["nan", "inf", "-3s", "1,5", "1:xx", "+5"] {
+            let e = parse_duration("--timeout", bad).unwrap_err().to_string();
+            assert!(!e.contains("suffix") && !e.contains("decimals"), "{e}");
+        }
+        let e = parse_duration("--timeout", "1:2:3:4")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("(as sbatch --time reads it, too many"), "{e}");
     }
 }
