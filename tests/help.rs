@@ -61,29 +61,10 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
-/// The lines of an example block with each shell continuation (a line
-/// ending in ` \`) joined to the line after it, as the shell reads them.
-fn joined(lines: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut continued = false;
-    for line in lines {
-        match out.last_mut().filter(|_| continued) {
-            Some(last) => last.push_str(line),
-            None => out.push(line.to_string()),
-        }
-        let last = out.last_mut().expect("a line was pushed");
-        continued = last.ends_with(" \\");
-        if continued {
-            last.pop();
-        }
-    }
-    out
-}
-
 /// Checks every calib command of `lines`; returns how many there were.
 fn check_examples(source: &str, lines: &[&str]) -> usize {
     let mut count = 0;
-    for line in joined(lines) {
+    for line in common::shell_lines(lines) {
         let line = line.as_str();
         for words in calib_commands(line) {
             count += 1;

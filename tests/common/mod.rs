@@ -346,22 +346,41 @@ pub fn example_folder() -> tempfile::TempDir {
     dir
 }
 
+/// The lines of an example block with each shell continuation (a line
+/// ending in ` \`) joined to the line after it, as the shell reads them.
+pub fn shell_lines(lines: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut continued = false;
+    for line in lines {
+        match out.last_mut().filter(|_| continued) {
+            Some(last) => last.push_str(line),
+            None => out.push(line.to_string()),
+        }
+        let last = out.last_mut().expect("a line was pushed");
+        continued = last.ends_with(" \\");
+        if continued {
+            last.pop();
+        }
+    }
+    out
+}
+
 /// Runs every example line of `calib COMMAND --help` as printed, with
 /// [`run_shell_line`] in `dir`, in order, and asserts that each succeeds.
 /// Returns each line with its output.
 pub fn run_help_examples(command: &str, dir: &Path) -> Vec<(String, Output)> {
     let help = help_text(&[command, "--help"]);
-    help_block(&help, "Examples:")
+    shell_lines(&help_block(&help, "Examples:"))
         .into_iter()
         .map(|line| {
-            let out = run_shell_line(dir, line);
+            let out = run_shell_line(dir, &line);
             assert!(
                 out.status.success(),
                 "the example `{line}` of `calib {command} --help` failed ({}):\n{}",
                 out.status,
                 stderr(&out)
             );
-            (line.to_string(), out)
+            (line, out)
         })
         .collect()
 }
