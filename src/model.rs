@@ -475,6 +475,12 @@ impl StratumModel {
     }
 }
 
+/// Whether `bytes` are a calib model file (as `calib fit -o` writes it, of
+/// any schema), for a reader of other inputs to say so.
+pub(crate) fn is_model_file(bytes: &[u8]) -> bool {
+    json::is_model_file(bytes)
+}
+
 impl ModelFile {
     /// Why this model cannot be used, if it cannot: the first stratum that
     /// breaks a rule of the schema, with the field named.

@@ -600,3 +600,36 @@ fn a_plot_on_the_model_file_is_refused_before_either_is_written() {
     assert!(std::fs::read_to_string(&same).unwrap().starts_with('{'));
     assert!(std::fs::read_to_string(&other).unwrap().starts_with("<svg"));
 }
+
+#[test]
+fn a_model_file_given_as_timings_is_named_with_where_it_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(dir.path(), "t.csv", GOOD);
+    let model = dir.path().join("m.json");
+    let model = model.to_str().unwrap();
+    let out = calib(&["fit", &f, "-o", model]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = calib(&[
+        "budget",
+        model,
+        "--units",
+        "40",
+        "--partitions",
+        "b 2:00:00",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{model}: a calib model file")) && err.contains("--model"),
+        "{err}"
+    );
+    // Any other JSON is named as JSON, not read as a table.
+    let other = write_arg(dir.path(), "other.json", " [{\"run\": 1}]\n");
+    let out = calib(&["fit", &other]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{other}: got JSON; expected CSV timings")),
+        "{err}"
+    );
+}

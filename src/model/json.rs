@@ -354,6 +354,19 @@ fn line_of(e: &serde_json::Error) -> Option<u64> {
     (e.line() > 0).then_some(e.line() as u64)
 }
 
+/// Whether `bytes` are a calib model file, of this schema or another: a JSON
+/// object with the file's `schema` or `strata` key. For readers of other
+/// inputs (the timings), which then say where the file goes instead of
+/// failing on it as a table.
+pub(super) fn is_model_file(bytes: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Keys {
+        schema: Option<serde::de::IgnoredAny>,
+        strata: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Keys>(bytes).is_ok_and(|k| k.schema.is_some() || k.strata.is_some())
+}
+
 /// Reads a model file's text: the schema first (a newer file may not parse as
 /// this one), then every field, converted and checked.
 pub(super) fn parse(text: &str) -> Result<ModelFile, ParseError> {

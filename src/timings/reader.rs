@@ -31,7 +31,9 @@
 //! **CSV only.** A Parquet table (by its `.parquet` name, or by the `PAR1` its
 //! bytes begin with) is refused with a command that converts it; a folder
 //! holding Parquet tables but no `*.csv` is refused the same way rather than
-//! read as empty.
+//! read as empty. A JSON input (its first character `{` or `[`) is refused
+//! as JSON, and a calib model file as one, with where it goes (`--model`):
+//! read as CSV, its first line would fail with a message about columns.
 //!
 //! `gpus` holds what `calib probe` writes (`none`, `unknown ...`, or counts by
 //! model such as `2x NVIDIA A100; 1x NVIDIA T4`) or a plain count.
@@ -390,7 +392,32 @@ fn read_source(path: &Path) -> Result<(Origin, InputBytes)> {
     if bytes.starts_with(PARQUET_MAGIC) {
         return Err(parquet_refused(origin));
     }
+    if let Some(refusal) = json_refused(&origin, &bytes) {
+        return Err(refusal);
+    }
     Ok((origin, bytes))
+}
+
+/// The refusal of a JSON input, which would otherwise fail as a CSV table on
+/// its first line (`columns 27 and 42 are both named ...`): a calib model
+/// file, given where timings go, is named as such with where it goes (the
+/// commands that read both take it with `--model`); any other JSON is named
+/// as JSON. JSON is told by its first character, after a byte order mark and
+/// white space: `{` or `[` begins no timings header.
+fn json_refused(origin: &Origin, bytes: &[u8]) -> Option<Error> {
+    let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let first = text.iter().find(|b| !b.is_ascii_whitespace())?;
+    if !matches!(first, b'{' | b'[') {
+        return None;
+    }
+    let message = if crate::model::is_model_file(text) {
+        "a calib model file (as `calib fit -o` writes it), not timings; give it with --model \
+         (calib budget, calib resume), and timings as CSV tables"
+    } else {
+        "got JSON; expected CSV timings (a header such as `run,stratum,unit,elapsed_s`, \
+         then one row per unit)"
+    };
+    Some(Error::input(origin.clone(), None, message))
 }
 
 struct Columns {
