@@ -633,3 +633,27 @@ fn a_model_file_given_as_timings_is_named_with_where_it_goes() {
         "{err}"
     );
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_named_at_their_line_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    // On the first row (which the csv crate placed at the header's line) and
+    // on a later one.
+    for (rows, line) in [
+        (&b"r\xff0,a=1,1,10.134\nr0,a=1,2,20.1\n"[..], 2),
+        (&b"r0,a=1,1,10.134\nr\xe90,a=1,2,20.1\n"[..], 3),
+    ] {
+        let mut table = b"run,stratum,unit,elapsed_s\n".to_vec();
+        table.extend_from_slice(rows);
+        let f = write_arg(dir.path(), "latin3.csv", &table);
+        let out = calib(&["fit", &f]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("latin3.csv, line {line}: not UTF-8 text"))
+                && err.contains("expected UTF-8 text")
+                && !err.contains("not valid CSV"),
+            "{err}"
+        );
+    }
+}

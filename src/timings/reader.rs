@@ -56,8 +56,8 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    excerpt, read_stdin_bounded, read_table_file_bounded, InputBytes, MAX_COUNT, MAX_SECONDS,
-    MAX_SECONDS_TEXT,
+    excerpt, line_of, read_stdin_bounded, read_table_file_bounded, InputBytes, MAX_COUNT,
+    MAX_SECONDS, MAX_SECONDS_TEXT,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -1066,7 +1066,19 @@ impl Table<'_> {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(e) => {
-                    let line = line_base + e.position().map(|p| p.line()).unwrap_or(0);
+                    // Bytes that are not UTF-8 are placed by their own line:
+                    // the csv crate places a record that holds them at the
+                    // header's line when it is the first after a header it
+                    // read itself. The first such byte of the piece is the
+                    // one met: the header and the simple records before it
+                    // were read as UTF-8.
+                    let not_utf8 = matches!(e.kind(), csv::ErrorKind::Utf8 { .. })
+                        .then(|| std::str::from_utf8(bytes).err().map(|u| u.valid_up_to()))
+                        .flatten();
+                    let line = match not_utf8 {
+                        Some(at) => line_offset + line_of(bytes, at),
+                        None => line_base + e.position().map(|p| p.line()).unwrap_or(0),
+                    };
                     // Invalid UTF-8 or a broken quote at the very end is a torn line.
                     if may_be_torn && reader.is_done() {
                         warnings.push(IngestWarning::TornLastLine {
@@ -1079,11 +1091,14 @@ impl Table<'_> {
                     if simple.csv_from > 0 {
                         return self.parse_piece(bytes, line_offset, is_last, false);
                     }
-                    return Err(Error::input(
-                        self.origin.clone(),
-                        Some(line),
-                        format!("not valid CSV: {e}"),
-                    ));
+                    let message = match not_utf8 {
+                        Some(at) => format!(
+                            "not UTF-8 text (byte 0x{:02X}); expected UTF-8 text (a table saved as Latin-1 or Windows-1252? `iconv -f latin1 -t utf-8` converts it)",
+                            bytes[at]
+                        ),
+                        None => format!("not valid CSV: {e}"),
+                    };
+                    return Err(Error::input(self.origin.clone(), Some(line), message));
                 }
             }
             let line = line_base + record.position().map(|p| p.line()).unwrap_or(0);
