@@ -657,3 +657,39 @@ fn bytes_that_are_not_utf8_are_named_at_their_line_as_such() {
         );
     }
 }
+
+#[test]
+fn a_file_given_twice_is_read_once_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("d1");
+    std::fs::create_dir(&folder).unwrap();
+    let base = write_arg(&folder, "base.csv", GOOD);
+    let once = calib(&["fit", &base]);
+    assert_eq!(once.status.code(), Some(0), "{}", stderr(&once));
+    // In a folder given and named as well, and named twice.
+    for twice in [[folder.to_str().unwrap(), &base], [&base, &base]] {
+        let out = calib(&["fit", twice[0], twice[1]]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains(&format!("{base}: given twice")) && err.contains("read it once"),
+            "{err}"
+        );
+        assert_eq!(stdout(&out), stdout(&once));
+    }
+}
+
+#[test]
+fn a_broken_link_in_a_folder_is_named_with_where_it_points() {
+    let dir = tempfile::tempdir().unwrap();
+    write_arg(dir.path(), "a.csv", GOOD);
+    std::os::unix::fs::symlink("/nonexistent/x.csv", dir.path().join("dangle.csv")).unwrap();
+    let out = calib(&["fit", dir.path().to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("dangle.csv: a broken link (to /nonexistent/x.csv")
+            && !err.contains("not a regular file"),
+        "{err}"
+    );
+}

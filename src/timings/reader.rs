@@ -16,7 +16,10 @@
 //! input), so `calib fit /dev/zero` ends with an error. A folder contributes its
 //! regular `*.csv` files only; anything else with that name (a FIFO, a socket)
 //! is skipped with a warning, since opening a FIFO no one writes to blocks
-//! forever. A path named on the command line is read whatever it is (the FIFO
+//! forever; a link to nothing is skipped with a warning naming where it points.
+//! A file given twice (named twice, or named and in a folder given too) is
+//! read once, with a warning: read again, its rows would be the same units
+//! twice. A path named on the command line is read whatever it is (the FIFO
 //! of a shell's `<(...)`, a device), under the same bounds. A `unit` above 10^9, an `elapsed_s` or `unit_s` that is not finite
 //! or is above 10 years, a NUL byte, a `cpus` that is not a count of 1 or more,
 //! a `gpus` in none of the forms below, and a header naming one column twice are
@@ -112,6 +115,14 @@ pub enum IngestWarning {
     /// A `*.csv` entry of a folder that is not a regular file (a FIFO, a
     /// socket, a device): skipped, since reading it could block forever.
     NotARegularFile { path: PathBuf },
+    /// A `*.csv` entry of a folder that is a symbolic link to nothing
+    /// (`target`, as the link holds it): skipped, as a folder's other
+    /// unreadable entries are.
+    BrokenLink { path: PathBuf, target: PathBuf },
+    /// A file given twice (`path`, already read as `first`: named twice, or
+    /// named and in a folder given too): read once, since its rows read again
+    /// would be the same units twice.
+    GivenTwice { path: PathBuf, first: PathBuf },
     /// Units missing between the rows of a run: `first_missing` are the first
     /// few missing ranges (inclusive), out of `gaps` ranges and `units` units.
     UnitGaps {
@@ -143,6 +154,23 @@ impl fmt::Display for IngestWarning {
                 f,
                 "{}: not a regular file (a FIFO, socket or device named like a table); skipped it, since reading it could wait forever; name it on the command line to read it anyway",
                 path.display()
+            ),
+            IngestWarning::BrokenLink { path, target } => write!(
+                f,
+                "{}: a broken link (to {}, which does not exist); skipped it",
+                path.display(),
+                target.display()
+            ),
+            IngestWarning::GivenTwice { path, first } if path == first => write!(
+                f,
+                "{}: given twice; read it once",
+                path.display()
+            ),
+            IngestWarning::GivenTwice { path, first } => write!(
+                f,
+                "{}: given twice (also as {}); read it once",
+                path.display(),
+                first.display()
             ),
             IngestWarning::UnitGaps {
                 origin,
@@ -251,7 +279,14 @@ pub(super) fn expand_inputs(
             found.retain(|p| {
                 let regular = std::fs::metadata(p).is_ok_and(|m| m.is_file());
                 if !regular {
-                    warnings.push(IngestWarning::NotARegularFile { path: p.clone() });
+                    warnings.push(match std::fs::read_link(p) {
+                        // A link that metadata could not follow.
+                        Ok(target) if std::fs::metadata(p).is_err() => IngestWarning::BrokenLink {
+                            path: p.clone(),
+                            target,
+                        },
+                        _ => IngestWarning::NotARegularFile { path: p.clone() },
+                    });
                 }
                 regular
             });
@@ -260,7 +295,36 @@ pub(super) fn expand_inputs(
             files.push(input.clone());
         }
     }
-    Ok(files)
+    Ok(read_once(files, warnings))
+}
+
+/// `files` without those given before under any name (`d1` and
+/// `d1/base.csv`, `./t.csv` and `t.csv`, a link and its target), each
+/// dropped with a warning: its rows read again would be the same units
+/// twice, refused as duplicates of themselves. Compared as files (device and
+/// inode); standard input is read once whatever it is.
+fn read_once(files: Vec<PathBuf>, warnings: &mut Vec<IngestWarning>) -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let mut first_of: HashMap<(u64, u64), PathBuf> = HashMap::new();
+    let mut out = Vec::with_capacity(files.len());
+    for path in files {
+        let id = (path.as_os_str() != "-")
+            .then(|| std::fs::metadata(&path).ok())
+            .flatten()
+            .map(|m| (m.dev(), m.ino()));
+        match id {
+            Some(id) if first_of.contains_key(&id) => warnings.push(IngestWarning::GivenTwice {
+                first: first_of[&id].clone(),
+                path,
+            }),
+            Some(id) => {
+                first_of.insert(id, path.clone());
+                out.push(path);
+            }
+            None => out.push(path),
+        }
+    }
+    out
 }
 
 /// The subfolders of `folder` that hold a `*.csv` file, sorted, for the
