@@ -693,3 +693,22 @@ fn a_broken_link_in_a_folder_is_named_with_where_it_points() {
         "{err}"
     );
 }
+
+#[test]
+fn a_stratum_that_cannot_be_fitted_is_named_with_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut table = String::from("run,stratum,unit,elapsed_s\n");
+    for run in 0..3 {
+        for unit in 1..=12 {
+            table.push_str(&format!("r{run},a=1,{unit},0\n"));
+        }
+    }
+    let f = write_arg(dir.path(), "zero.csv", &table);
+    let out = calib(&["fit", &f]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{f}: stratum a=1: no cost model")) && !err.contains("PATH"),
+        "{err}"
+    );
+}

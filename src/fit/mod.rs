@@ -250,7 +250,7 @@ pub fn fit_timings(timings: &Timings, options: &FitOptions) -> Result<FitReport>
         .max();
     let grid = lsq::GridPowers::new(longest.unwrap_or(0));
     let results = parallel::map(&groups, |(name, runs)| {
-        fit_stratum(name, runs, options, &grid)
+        fit_stratum(name, runs, options, &grid, &timings.sources)
     });
     let fits = results.into_iter().collect::<Result<Vec<StratumFit>>>()?;
     // Partial pooling: the strata fitted together are one campaign, whose
@@ -635,6 +635,7 @@ fn fit_stratum(
     measured: &[&RunTimings],
     options: &FitOptions,
     grid: &lsq::GridPowers,
+    sources: &[Origin],
 ) -> Result<StratumFit> {
     let display = if name.is_empty() { "(all)" } else { name };
     // 1. Transient slow units evened out before any fitting; the report and
@@ -650,7 +651,7 @@ fn fit_stratum(
     };
     let data = intervals(runs);
     // 2-4. Forms, their fits and the selection.
-    let forms = fit_forms(display, &data, runs, grid)?;
+    let forms = fit_forms(display, &data, runs, grid, sources)?;
     // 5. The runs' levels and current rates against the chosen curve; the
     // campaign's pooling, when there is one, replaces this spread afterwards.
     let chosen_curve = Curve::from(&forms.plausible[0]);
@@ -711,9 +712,8 @@ fn fit_stratum(
         unsupported,
     };
     model.check().map_err(|defect| {
-        Error::input(
-            Origin::Argument("PATH".into()),
-            None,
+        about_inputs(
+            sources,
             format!(
                 "stratum {display}: the fitted model breaks a rule of the model file ({defect}); check the time column's unit (seconds) and magnitude"
             ),
@@ -763,15 +763,15 @@ fn fit_forms(
     data: &Intervals,
     runs: &[&RunTimings],
     grid: &lsq::GridPowers,
+    sources: &[Origin],
 ) -> Result<FormsFit> {
     let horizon = data.horizon;
     let growth_factor = growth_factor_per_unit(&data.points);
     let geometric_shown = growth_factor.is_some_and(|f| f > GEOMETRIC_FACTOR_PER_UNIT);
     let mut full = candidate_fits(&data.obs, horizon, geometric_shown, grid);
     if full.is_empty() {
-        return Err(Error::input(
-            Origin::Argument("PATH".into()),
-            None,
+        return Err(about_inputs(
+            sources,
             format!(
                 "stratum {display}: no cost model with a positive per-unit cost could be fitted to its rows; expected timings whose last units take measurable time"
             ),
@@ -1281,19 +1281,33 @@ fn slow_first_unit(points: &[Vec<(u64, f64)>]) -> Option<(f64, f64)> {
 
 /// "No unit rows" naming the inputs read (or saying that none was).
 fn no_unit_rows(sources: &[Origin]) -> Error {
-    const EXPECTED: &str = "no unit rows found; expected timings with at least one completed unit";
-    match sources {
-        [] => Error::Refused(
+    if sources.is_empty() {
+        return Error::Refused(
             "no timings file was read (see the warnings above); expected files or folders of timings".into(),
-        ),
-        [one] => Error::input(one.clone(), None, EXPECTED),
+        );
+    }
+    about_inputs(
+        sources,
+        "no unit rows found; expected timings with at least one completed unit",
+    )
+}
+
+/// An error about what the timings read hold, naming them: the file when it
+/// is one (bad input, exit 2), the first few when they are several, nothing
+/// more when none is known (timings built in memory). The rows' own files
+/// are not kept with the runs, so a stratum's error names every input.
+fn about_inputs(sources: &[Origin], message: impl Into<String>) -> Error {
+    let message = message.into();
+    match sources {
+        [] => Error::Refused(message),
+        [one] => Error::input(one.clone(), None, message),
         many => {
             const NAMED: usize = 5;
             let mut names: Vec<String> = many.iter().take(NAMED).map(Origin::to_string).collect();
             if many.len() > NAMED {
                 names.push(format!("and {} more", many.len() - NAMED));
             }
-            Error::Refused(format!("{}: {EXPECTED}", names.join(", ")))
+            Error::Refused(format!("{}: {message}", names.join(", ")))
         }
     }
 }
