@@ -712,3 +712,24 @@ fn a_stratum_that_cannot_be_fitted_is_named_with_its_file() {
         "{err}"
     );
 }
+
+#[test]
+fn units_that_took_no_time_are_named_as_such_not_as_gaps() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every unit at 5 s: the first took the run's 5 s, the others none.
+    let mut table = String::from("run,stratum,unit,elapsed_s\n");
+    for run in 0..3 {
+        for unit in 1..=12 {
+            table.push_str(&format!("r{run},a=1,{unit},5\n"));
+        }
+    }
+    let f = write_arg(dir.path(), "const.csv", &table);
+    let out = calib(&["fit", &f]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("a=1: the units after unit 7 (up to unit 12) took no measurable time")
+            && !err.contains("too irregular"),
+        "{err}"
+    );
+}

@@ -1107,12 +1107,26 @@ fn stratum_warnings(f: &StratumFacts) -> Vec<FitWarning> {
                 needed: select::MIN_UNITS,
             })
         }
-        // Long enough, yet no holdout: the early rows were too few to fit.
-        Selection::ProbeTooShort => w.push(FitWarning::EarlyRowsTooFew {
-            stratum: stratum(),
-            horizon: f.horizon,
-            cut: select::holdout_cut(f.horizon),
-        }),
+        // Long enough, yet no holdout: nothing after the cut to predict (the
+        // units there took no time), or the early rows were too few to fit.
+        Selection::ProbeTooShort => {
+            let cut = select::holdout_cut(f.horizon);
+            let mut late = f.points.iter().flatten().filter(|p| p.0 > cut);
+            let (stratum, horizon) = (stratum(), f.horizon);
+            w.push(if late.all(|p| p.1 <= 0.0) {
+                FitWarning::LateUnitsTookNoTime {
+                    stratum,
+                    horizon,
+                    cut,
+                }
+            } else {
+                FitWarning::EarlyRowsTooFew {
+                    stratum,
+                    horizon,
+                    cut,
+                }
+            })
+        }
         Selection::TwoLengths | Selection::OneLength => w.push(FitWarning::CurvatureUnmeasured {
             stratum: stratum(),
             lengths: f.choice.lengths.clone(),

@@ -49,6 +49,14 @@ pub enum FitWarning {
         horizon: u64,
         cut: u64,
     },
+    /// Runs long enough for the extrapolation test, but whose units after
+    /// the holdout cut took no measurable time (the time column stays the
+    /// same there): there is no later time for a form to predict.
+    LateUnitsTookNoTime {
+        stratum: String,
+        horizon: u64,
+        cut: u64,
+    },
     /// The probe supports no bound: `calib budget` will give no time.
     Unsupported {
         stratum: String,
@@ -123,6 +131,7 @@ impl FitWarning {
             | FitWarning::FarExtrapolation { stratum, .. }
             | FitWarning::ProbeTooShort { stratum, .. }
             | FitWarning::EarlyRowsTooFew { stratum, .. }
+            | FitWarning::LateUnitsTookNoTime { stratum, .. }
             | FitWarning::CurvatureUnmeasured { stratum, .. }
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. }
@@ -191,6 +200,10 @@ impl fmt::Display for FitWarning {
             FitWarning::EarlyRowsTooFew { stratum, horizon, cut } => write!(
                 f,
                 "{stratum}: the runs reach unit {horizon}, but their rows up to unit {cut} (the early part calib fits on to test how each form extrapolates) are too few or too irregular (gaps in the unit numbers?) to fit; the bound covers a flat and a rising per-unit cost (constant and linear); record every unit, or at least several units before unit {cut}"
+            ),
+            FitWarning::LateUnitsTookNoTime { stratum, horizon, cut } => write!(
+                f,
+                "{stratum}: the units after unit {cut} (up to unit {horizon}) took no measurable time: the time column does not grow there, so how each form extrapolates cannot be tested; the bound covers a flat and a rising per-unit cost (constant and linear); check that the column holds seconds since the run's start (--per-unit if it holds each unit's own time), and that a unit lasts long enough to be timed"
             ),
             FitWarning::CurvatureUnmeasured { stratum, lengths } => write!(
                 f,
