@@ -733,3 +733,22 @@ fn units_that_took_no_time_are_named_as_such_not_as_gaps() {
         "{err}"
     );
 }
+
+#[test]
+fn probes_of_one_unit_are_too_short_not_run_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    // As `calib probe --units 1 --repeat 3` writes them: one row per run, at unit 1.
+    let mut table = String::from("run,stratum,unit,elapsed_s,unit_s\n");
+    for run in 0..3 {
+        table.push_str(&format!("r{run},a=1,1,1{run}.5,1{run}.5\n"));
+    }
+    let f = write_arg(dir.path(), "one.csv", &table);
+    let out = calib(&["fit", &f]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("a=1: the longest run has 1 units, too few to tell a flat per-unit cost from a rising one")
+            && !err.contains("run lengths measured"),
+        "{err}"
+    );
+}

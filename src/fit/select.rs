@@ -24,7 +24,8 @@
 //! When no holdout is possible:
 //! - unit rows with a longest run under [`MIN_UNITS`] units: the probe is too
 //!   short; the central form is constant and the plausible set is {constant,
-//!   linear} (the warning says so);
+//!   linear} (the warning says so). Probes of one unit (one row per run, all
+//!   at unit 1) are such unit rows, not run-length rows;
 //! - run-length rows at two lengths: the central form is the power law (a straight
 //!   line through the two points on a log-log plot: neither accelerating nor
 //!   decelerating the measured growth); the bound widens with the extrapolation
@@ -206,7 +207,8 @@ fn span(fit: &FormFit, u0: u64, u1: u64) -> f64 {
 struct RunsShape {
     /// The last unit of the longest run.
     horizon: u64,
-    /// One row per run (a run length and its total) rather than per-unit rows.
+    /// One row per run (a run length and its total) rather than per-unit
+    /// rows; rows all at unit 1 are unit rows (probes of one unit).
     run_length_rows: bool,
     /// Distinct run lengths, sorted (run-length rows only; empty otherwise).
     lengths: Vec<u64>,
@@ -215,7 +217,12 @@ struct RunsShape {
 fn runs_shape(runs: &[RunView<'_>]) -> RunsShape {
     let last_units = || runs.iter().filter_map(|r| r.points.last().map(|p| p.0));
     let horizon = last_units().max().unwrap_or(0);
-    let run_length_rows = runs.iter().all(|r| r.points.len() <= 1);
+    // One row per run, at a unit past the first: at unit 1 for every run,
+    // they are probes of one unit (`calib probe --units 1`), which are too
+    // short for a holdout as one of 2 or 3 units is, and not a run length
+    // measured once (whose one length fixes no trend either, but whose
+    // treatment has no probe too short to warn of).
+    let run_length_rows = runs.iter().all(|r| r.points.len() <= 1) && last_units().any(|u| u > 1);
     let mut lengths: Vec<u64> = Vec::new();
     if run_length_rows {
         lengths = last_units().collect();
