@@ -267,3 +267,38 @@ fn script_dir_warns_when_the_script_it_runs_is_not_executable() {
         "{body}"
     );
 }
+
+#[test]
+fn an_empty_script_is_refused_before_any_output() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in [&[][..], &["--script-dir", "jobs"][..]] {
+        let mut args = vec!["--format", "sbatch", "--script", ""];
+        args.extend_from_slice(extra);
+        let out = budget(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--script"), "{}", stderr(&out));
+        assert!(stderr(&out).contains("empty"), "{}", stderr(&out));
+        assert!(!stdout(&out).contains("sbatch"), "{}", stdout(&out));
+        assert!(!dir.path().join("jobs").exists());
+    }
+}
+
+#[test]
+fn a_script_that_is_a_folder_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("train");
+    std::fs::create_dir(&folder).unwrap();
+    for extra in [&[][..], &["--script-dir", "jobs"][..]] {
+        let mut args = vec!["--format", "sbatch", "--script", "train"];
+        args.extend_from_slice(extra);
+        let out = budget(dir.path(), &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--script") && err.contains("`train` is a folder"),
+            "{err}"
+        );
+        assert!(!err.contains("chmod"), "{err}");
+        assert!(!dir.path().join("jobs").exists());
+    }
+}

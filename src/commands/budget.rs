@@ -215,6 +215,27 @@ fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path)
     Ok(())
 }
 
+/// Refuses a --script that can never run, before anything is written: an
+/// empty one (the `sbatch` lines would end in `''`, the job scripts `exec` the
+/// folder calib ran in) and a folder (sbatch and exec both fail on it, on the
+/// node, after the wait in the queue). A file that is not there or not
+/// executable yet is left to the warning after the job scripts: it may be
+/// written or `chmod +x`ed before submission.
+fn check_script(script: &str) -> Result<()> {
+    let refuse = |message: String| Error::input(Origin::Argument("--script".into()), None, message);
+    if script.is_empty() {
+        return Err(refuse(
+            "it is empty; expected the path of your batch script (e.g. --script job.sh)".into(),
+        ));
+    }
+    if std::fs::metadata(script).is_ok_and(|m| m.is_dir()) {
+        return Err(refuse(format!(
+            "`{script}` is a folder; expected your batch script, a file"
+        )));
+    }
+    Ok(())
+}
+
 /// With a campaign grid and the sbatch format: the absolute paths a task
 /// needs to derive its cell (this calib, the grid), so that a job submitted
 /// from any folder finds them. A grid path with a comma is refused: sbatch's
@@ -270,6 +291,9 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         return Err(Error::Refused(
             "--script-dir writes the job scripts of the sbatch format: add --format sbatch".into(),
         ));
+    }
+    if args.format == Format::Sbatch {
+        check_script(&args.script)?;
     }
     let script = match &args.script_dir {
         // A job script may be submitted from any folder: it runs --script by
