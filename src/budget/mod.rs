@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel};
 use crate::output::{human_duration, percent};
 use crate::slurm::partitions::Selection;
-use crate::slurm::time::{format_minutes, SBATCH_MAX_MINUTES};
+use crate::slurm::time::format_minutes;
 
 pub use grid::{CellSize, Grid};
 pub use rule::{Cap, Decision, Status};
@@ -263,6 +263,28 @@ pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
     ))
 }
 
+/// The first sentence of an `over_cap` note: the measured cost and the
+/// largest cap as the rule compared them. The cap is shown in the whole
+/// minutes Slurm allows under it (and the longest `--time` for an unlimited
+/// one); a cap listed with seconds is named too, since a cost between the two
+/// (44m 08s under 44:09) would otherwise read as fitting.
+fn over_cap_head(floor_s: f64, decision: &rule::Decision) -> String {
+    let usable_s = (decision.largest_usable_minutes() * 60) as f64;
+    let cap = if decision.largest_cap_s.is_finite() && decision.largest_cap_s > usable_s {
+        format!(
+            "{}: {} as Slurm applies it, in whole minutes",
+            human_duration(usable_s),
+            human_duration(decision.largest_cap_s)
+        )
+    } else {
+        human_duration(usable_s)
+    };
+    format!(
+        "over_cap: even the measured cost ({}) exceeds the largest cap ({cap}); no single task can finish",
+        human_duration(floor_s)
+    )
+}
+
 fn budget_stratum(
     stratum: &StratumModel,
     units: u64,
@@ -337,13 +359,7 @@ fn budget_stratum(
             }
         }
         Status::OverCap => {
-            // An unlimited partition still caps a task at the longest --time.
-            let cap_s = decision.largest_cap_s.min((SBATCH_MAX_MINUTES * 60) as f64);
-            let head = format!(
-                "over_cap: even the measured cost ({}) exceeds the largest cap ({}); no single task can finish",
-                human_duration(projection.floor_s),
-                human_duration(cap_s),
-            );
+            let head = over_cap_head(projection.floor_s, &decision);
             notes.push(match decision.segments {
                 Some(segments) => format!(
                     "{head}. Checkpoint and requeue: {segments} segments with --time={} each (about {} units per segment); each pays the startup again and, killed at its limit, loses up to the unit in progress ({} and {} for a run at the upper bound)",
@@ -392,5 +408,45 @@ fn basis_of(stratum: &StratumModel) -> Basis {
         clusters: stratum.fingerprint.clusters.clone(),
         cpu_models: stratum.fingerprint.cpu_models.clone(),
         measured_from: stratum.fingerprint.measured_from.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::rule::{decide, Cap};
+
+    #[test]
+    fn an_over_cap_note_shows_the_cap_in_the_whole_minutes_it_was_compared_in() {
+        // 44m 07.76s measured under a cap listed as 0:44:09: Slurm allows 44
+        // minutes there, so the run is over the cap, and the note must not
+        // show a cap above the cost.
+        let cap = Cap {
+            partition: "short".into(),
+            limit_s: 44.0 * 60.0 + 9.0,
+        };
+        let decision = decide(2647.76, 3000.0, &[cap]);
+        assert_eq!(decision.status, Status::OverCap);
+        let head = over_cap_head(2647.76, &decision);
+        assert!(
+            head.contains("measured cost (44m 08s) exceeds the largest cap (44m 00s: 44m 09s as Slurm applies it, in whole minutes)"),
+            "{head}"
+        );
+        // A cap of whole minutes is shown once; an unlimited one as the
+        // longest --time.
+        let whole = decide(
+            7300.0,
+            7400.0,
+            &[Cap {
+                partition: "short".into(),
+                limit_s: 7200.0,
+            }],
+        );
+        let head = over_cap_head(7300.0, &whole);
+        assert!(
+            head.contains(&format!("largest cap ({})", human_duration(7200.0))),
+            "{head}"
+        );
+        assert!(!head.contains("as Slurm applies it"), "{head}");
     }
 }

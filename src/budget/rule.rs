@@ -96,15 +96,23 @@ impl Decision {
         matches!(self.status, Status::Ok | Status::RoundedDown).then(|| self.time_s())
     }
 
+    /// The largest cap as the rule compares it: the whole minutes a task may
+    /// ask for under it, since Slurm counts `--time` in minutes (a cap of
+    /// 44:09 allows 44), and the longest `--time` for an unlimited one. What
+    /// a note shows next to the measured cost must be this, not the cap as
+    /// listed: a cost of 44m 08s is over a cap of 44m 09s.
+    pub fn largest_usable_minutes(&self) -> u64 {
+        if self.largest_cap_s.is_finite() {
+            ((self.largest_cap_s / 60.0).floor() as u64).min(SBATCH_MAX_MINUTES)
+        } else {
+            SBATCH_MAX_MINUTES
+        }
+    }
+
     /// The `--time` of each segment of an `over_cap` run: the largest cap in
     /// whole minutes (the longest `--time` for an unlimited one).
     pub fn segment_minutes(&self) -> u64 {
-        let minutes = if self.largest_cap_s.is_finite() {
-            (self.largest_cap_s / 60.0).floor() as u64
-        } else {
-            SBATCH_MAX_MINUTES
-        };
-        minutes.clamp(1, SBATCH_MAX_MINUTES)
+        self.largest_usable_minutes().max(1)
     }
 
     /// This decision with an `over_cap` run's segments recounted for a run
