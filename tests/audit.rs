@@ -738,6 +738,43 @@ fn write_timings_needs_units_and_never_overwrites() {
     assert_eq!(std::fs::read(&out_file).unwrap(), before);
 }
 
+/// Rows without a cluster are warned about only once they are written: a
+/// refusal (the file exists) or a failed write (a full disk) comes alone,
+/// not after a warning about rows that never were.
+#[test]
+fn write_timings_warns_of_no_cluster_only_for_rows_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let sacct = write_file(dir.path(), "sacct.txt", seed_case_7());
+    let at = format!("@{}", sacct.display());
+    let existing = write_file(dir.path(), "existing.csv", "keep me\n");
+    let written = dir.path().join("new.csv");
+    for (target, code) in [
+        (existing.as_path(), 2),
+        (std::path::Path::new("/dev/full"), 2),
+    ] {
+        let out = bin()
+            .args(["audit", &at, "--units", "10", "--write-timings"])
+            .arg(target)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(code), "{}: {err}", target.display());
+        assert!(!err.contains("name no cluster"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me\n");
+    let out = bin()
+        .args(["audit", &at, "--units", "10", "--write-timings"])
+        .arg(&written)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("name no cluster") && err.contains("--cluster"),
+        "{err}"
+    );
+}
+
 #[test]
 fn without_sacct_text_or_sacct_on_path_it_says_what_to_do() {
     let out = bin().args(["audit"]).env("PATH", "").output().unwrap();

@@ -164,12 +164,6 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
     let report = audit::audit(&table, &options);
     if let (Some(path), Some(units)) = (&args.write_timings, args.units) {
         let cluster = resolve_cluster(args.cluster.as_deref(), None).map(|c| c.name);
-        if cluster.is_none() {
-            output::warn(format_args!(
-                "the rows written to {} name no cluster, so calib budget will treat them as unverified; pass --cluster NAME",
-                path.display()
-            ));
-        }
         let rows = whole_run_rows(&table, &options, units, cluster.as_deref());
         write_timings_file(path, &rows).map_err(|e| match e {
             Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -186,6 +180,14 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
             if rows.len() == 1 { "" } else { "s" },
             path.display()
         ));
+        // Only once rows are written: before, a refusal (the file exists) or
+        // a failed write would follow a warning about rows that never were.
+        if cluster.is_none() && !rows.is_empty() {
+            output::warn(format_args!(
+                "the rows written to {} name no cluster, so calib budget will treat them as unverified; pass --cluster NAME",
+                path.display()
+            ));
+        }
     }
     output::write_result(|out| audit::export::exporter(args.format).export(&report, out))?;
     Ok(0)
