@@ -688,7 +688,9 @@ fn write_timings_needs_units_and_never_overwrites() {
     let run = timings.runs.iter().find(|r| r.run == "5000_2").unwrap();
     assert_eq!(run.stratum.canonical(), "dataset=Y");
     assert_eq!(run.points, [(100, 1224.0)]);
-    assert_eq!(run.fingerprint.job_id.as_deref(), Some("5003"));
+    // The job id as probe writes it (JOB_INDEX for an array task, not
+    // JobIDRaw's 5003), so resume and audit join these rows to their tasks.
+    assert_eq!(run.fingerprint.job_id.as_deref(), Some("5000_2"));
     assert_eq!(
         run.fingerprint.partition.as_deref(),
         Some("cpubase_bycore_b1")

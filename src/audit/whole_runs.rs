@@ -4,7 +4,8 @@
 //! Each COMPLETED job row becomes one whole-run row: run = the job id, unit =
 //! the number of units every task had to do (the user says it: sacct does
 //! not know), elapsed = sacct's Elapsed. The fingerprint keeps what sacct
-//! knows of where the task ran (node, partition, start) and the cluster the
+//! knows of where the task ran (node, partition, start, the job id in the
+//! form probe writes, `JOB_INDEX` for an array task) and the cluster the
 //! caller names, so that `calib budget` can check it. Only the last row of a
 //! job id counts, as in the audit; tasks that did not complete say nothing of
 //! a whole run's cost and are left out.
@@ -47,11 +48,10 @@ pub(crate) fn whole_run_rows(
             unit_s: None,
             fingerprint: Fingerprint {
                 host: row.node_list.clone(),
-                job_id: Some(
-                    row.job_id_raw
-                        .as_ref()
-                        .map_or_else(|| id.text.clone(), |r| r.text.clone()),
-                ),
+                // As probe records it (src/probe/fingerprint.rs) and resume
+                // joins on it: JobID as sacct prints it, `4242_3` for an array
+                // task, never JobIDRaw's `4245`, which names no array task.
+                job_id: Some(id.text.clone()),
                 partition: row.partition.clone(),
                 started_at: row.start.clone(),
                 cluster: cluster.map(str::to_string),
@@ -115,7 +115,7 @@ JobID|JobIDRaw|JobName|State|Elapsed|Timelimit|Comment
         assert_eq!(
             summary,
             [
-                ("10_1", "dataset=Y".to_string(), 40, 100.0, Some("11")),
+                ("10_1", "dataset=Y".to_string(), 40, 100.0, Some("10_1")),
                 ("20", "name=sweep_x_y_z".to_string(), 40, 120.0, Some("20")),
             ]
         );
