@@ -506,7 +506,7 @@ fn pending_tasks_over_their_partition_cap_are_flagged_with_the_scancel_line() {
         tasks,
         &[(
             "8000_[0-3]".to_string(),
-            2 * 86_400,
+            Some(2 * 86_400),
             "cpubase_bycore_b1".to_string(),
             3 * 3600
         )]
@@ -526,6 +526,47 @@ fn pending_tasks_over_their_partition_cap_are_flagged_with_the_scancel_line() {
         .advice
         .iter()
         .any(|a| matches!(a, Advice::PendingOverCap { .. })));
+}
+
+/// A PENDING task that asked for no limit at all (`--time=UNLIMITED`) in a
+/// partition capped at a day waits forever too (PartitionTimeLimit): it is
+/// flagged; one whose limit is Partition_Limit (it asked for none, so the
+/// partition's applies) is not.
+#[test]
+fn a_pending_unlimited_task_in_a_capped_partition_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: &str, limit: &str| {
+        format!("{id}|{id}|calib-dataset-Z|day|PENDING|0:0|00:00:00|0|{limit}||None assigned|Unknown|Unknown|calib stratum=dataset=Z")
+    };
+    let sacct = write_file(
+        dir.path(),
+        "sacct.txt",
+        format!(
+            "{HEADER}\n{}\n{}\n",
+            line("9100", "UNLIMITED"),
+            line("9101", "Partition_Limit")
+        ),
+    );
+    let out = bin()
+        .args(["audit", &format!("@{}", sacct.display())])
+        .args(["--partitions", "day* 1-00:00:00"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        text.contains("1 PENDING task asks for more time than any partition it waits for allows"),
+        "{text}"
+    );
+    assert!(
+        text.contains("9100 asked --time=UNLIMITED of day, whose cap is 1-00:00:00"),
+        "{text}"
+    );
+    assert!(
+        text.contains("scancel 9100\n") || text.ends_with("scancel 9100"),
+        "{text}"
+    );
+    assert!(!text.contains("9101 asked"), "{text}");
 }
 
 #[test]

@@ -42,7 +42,7 @@ use serde::Serialize;
 
 use crate::slurm::partitions::PartitionList;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
-use crate::slurm::time::{format_sbatch_time, sbatch_minutes};
+use crate::slurm::time::{format_sbatch_time, sbatch_minutes, PrintedLimit, SlurmTime};
 use crate::stats::median;
 use crate::stratum::Stratum;
 use crate::timings::Timings;
@@ -205,8 +205,9 @@ pub enum Advice {
     /// they wait for: Slurm never starts them.
     PendingOverCap {
         /// (job id, its time limit, its partitions, the largest of their caps,
-        /// seconds), the first few.
-        tasks: Vec<(String, u64, String, u64)>,
+        /// seconds), the first few. The limit is `None` for UNLIMITED (JSON
+        /// null), which no finite cap holds.
+        tasks: Vec<(String, Option<u64>, String, u64)>,
         /// Tasks in all (an unsplit pending array range counts its tasks).
         count: usize,
         /// `scancel` with every such job id, shell-quoted.
@@ -307,7 +308,10 @@ impl fmt::Display for Advice {
                     .map(|(job, limit, partition, cap)| {
                         format!(
                             "{job} asked --time={} of {partition}, whose cap is {}",
-                            format_sbatch_time(*limit as f64),
+                            limit.map_or_else(
+                                || "UNLIMITED".to_string(),
+                                |s| format_sbatch_time(s as f64)
+                            ),
                             format_sbatch_time(*cap as f64)
                         )
                     })
@@ -492,10 +496,14 @@ fn artifact_advice(
     advice
 }
 
-/// The PENDING tasks whose finite time limit is over the cap of every
-/// partition they wait for (sacct's Partition, a comma list while pending).
-/// Tasks in a partition the list does not name, or with an unlimited one, are
-/// not judged.
+/// The PENDING tasks whose time limit is over the cap of every partition
+/// they wait for (sacct's Partition, a comma list while pending). A limit of
+/// UNLIMITED (the job asked `--time=UNLIMITED`, or 0) is over every finite
+/// cap: Slurm keeps such a job pending with PartitionTimeLimit, as one that
+/// asked a day too much. Partition_Limit (the job asked for none, so the
+/// partition's own applies) and an unknown limit are not judged; nor are
+/// tasks in a partition the list does not name, or in one without a cap,
+/// which holds any limit.
 fn pending_over_cap(rows: &[&SacctRow], list: &PartitionList) -> Option<Advice> {
     let cap_of = |name: &str| {
         list.partitions
@@ -503,12 +511,18 @@ fn pending_over_cap(rows: &[&SacctRow], list: &PartitionList) -> Option<Advice> 
             .find(|p| p.name == name)
             .map(|p| p.limit.seconds())
     };
-    let mut over: Vec<(String, u64, String, u64)> = Vec::new();
+    let mut over: Vec<(String, Option<u64>, String, u64)> = Vec::new();
     // An unsplit pending array range counts its tasks.
     let mut task_count = 0usize;
     for row in rows.iter().filter(|r| r.state == Some(JobState::Pending)) {
+        // Some(None): UNLIMITED, over any finite cap.
+        let limit = match row.timelimit {
+            Some(PrintedLimit::Time(SlurmTime::Limited(s))) => Some(Some(s)),
+            Some(PrintedLimit::Time(SlurmTime::Unlimited)) => Some(None),
+            _ => None,
+        };
         let (Some(id), Some(limit), Some(partition)) =
-            (&row.job_id, row.timelimit_s(), row.partition.as_deref())
+            (&row.job_id, limit, row.partition.as_deref())
         else {
             continue;
         };
@@ -520,7 +534,7 @@ fn pending_over_cap(rows: &[&SacctRow], list: &PartitionList) -> Option<Advice> 
         let Some(&largest) = caps.iter().max() else {
             continue;
         };
-        if limit > largest {
+        if limit.is_none_or(|limit| limit > largest) {
             let tasks = id.pending_task_count().unwrap_or(1);
             task_count = task_count.saturating_add(usize::try_from(tasks).unwrap_or(usize::MAX));
             over.push((id.text.clone(), limit, partition.to_string(), largest));
