@@ -132,6 +132,15 @@ fn negative_and_huge_values_are_rejected_without_panicking() {
     assert_eq!(parse_time("35791394").unwrap(), lim(35_791_394 * 60));
     assert_eq!(parse_time("0:0:2147483647").unwrap(), lim(2_147_483_647));
     assert!(parse_time("0:0:2147483648").is_err());
+    // Such a value is in the grammar: the message says the bound, not the grammar.
+    for bad in ["35791395", "99999999999999999999999"] {
+        let text = parse_time(bad).unwrap_err().to_string();
+        assert!(
+            text.contains("is beyond what Slurm accepts, at most 24855-03:14:07"),
+            "{text}"
+        );
+        assert!(!text.contains("expected minutes"), "{text}");
+    }
 }
 
 #[test]

@@ -856,3 +856,33 @@ fn a_percent_in_the_out_dir_reaches_sbatch_escaped_and_check_finds_the_logs() {
         stderr(&slash)
     );
 }
+
+/// A --smoke-time past what Slurm accepts is said to be so, with the bound
+/// (the shared time parser's message); one that means no limit is refused as
+/// such; neither as "not a finite time".
+#[test]
+fn a_smoke_time_too_large_is_said_beyond_what_slurm_accepts() {
+    for (time, says) in [
+        (
+            "99999999",
+            "beyond what Slurm accepts, at most 24855-03:14:07",
+        ),
+        (
+            "99999999999999999999999",
+            "beyond what Slurm accepts, at most 24855-03:14:07",
+        ),
+        ("UNLIMITED", "means no limit"),
+        ("0", "means no limit"),
+        ("10m", "is not a Slurm time"),
+    ] {
+        let (dir, trigger, out) = staged(&["--smoke-time", time]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{time}: {err}");
+        assert!(
+            err.contains("--smoke-time") && err.contains(says),
+            "{time}: {err}"
+        );
+        assert!(!err.contains("not a finite"), "{time}: {err}");
+        assert!(!trigger.exists(), "{}", dir.path().display());
+    }
+}

@@ -9,7 +9,7 @@ use crate::audit::SacctQuery;
 use crate::campaign::export;
 use crate::campaign::stage::{evaluate, find_smoke_job, stage, StagePlan, Trigger};
 use crate::commands::input::read_text_argument;
-use crate::error::{Error, Result, EXIT_CHECK_FAILED};
+use crate::error::{Error, Origin, Result, EXIT_CHECK_FAILED};
 use crate::output;
 use crate::shell::text_argument;
 use crate::slurm::sacct::{parse_sacct, SacctOptions};
@@ -160,14 +160,20 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
             "give GRID, --script, --stage2 and --out-dir".into(),
         ));
     };
+    // The shared parser says what is wrong (a text outside the grammar, or a
+    // value beyond what Slurm accepts, with the bound); what is left is a
+    // time that means no limit, which a smoke must not ask for.
+    let smoke_time =
+        |message: String| Error::input(Origin::Argument("--smoke-time".into()), None, message);
     match parse_time(&args.smoke_time) {
         Ok(SlurmTime::Limited(s)) if s > 0 => {}
-        _ => {
-            return Err(Error::Refused(format!(
-                "--smoke-time `{}` is not a finite sbatch --time (e.g. 10 or 0:10:00)",
+        Ok(_) => {
+            return Err(smoke_time(format!(
+                "`{}` means no limit to sbatch; expected a finite --time (e.g. 10 or 0:10:00)",
                 args.smoke_time
             )))
         }
+        Err(e) => return Err(smoke_time(e.to_string())),
     }
     let (text, origin) = read_text_argument(stage2, "--stage2")?;
     let plan = StagePlan {

@@ -111,15 +111,22 @@ pub struct TimeParseError {
     /// The rejected text, as given.
     pub input: String,
     /// What was wrong, in words a user can act on.
-    pub(crate) reason: &'static str,
+    pub(crate) reason: String,
+    /// The text is in the grammar but its value is past what Slurm can hold:
+    /// then the reason says the bound (`beyond what Slurm accepts, at most
+    /// ...`), and the grammar is no advice.
+    pub(crate) beyond: bool,
 }
 
 impl fmt::Display for TimeParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let input = crate::limits::excerpt(&self.input);
+        if self.beyond {
+            return write!(f, "`{input}` is {}", self.reason);
+        }
         write!(
             f,
-            "`{}` is not a Slurm time ({}); expected minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or UNLIMITED",
-            crate::limits::excerpt(&self.input),
+            "`{input}` is not a Slurm time ({}); expected minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or UNLIMITED",
             self.reason
         )
     }
@@ -127,10 +134,50 @@ impl fmt::Display for TimeParseError {
 
 impl std::error::Error for TimeParseError {}
 
-fn invalid(input: &str, reason: &'static str) -> TimeParseError {
+fn invalid(input: &str, reason: &str) -> TimeParseError {
     TimeParseError {
         input: input.to_string(),
-        reason,
+        reason: reason.to_string(),
+        beyond: false,
+    }
+}
+
+/// Why [`parse_time`] has its bound: Slurm's `int` count of seconds.
+const SECONDS_BOUND: &str = "about 68 years: Slurm counts a time's seconds in a 32-bit integer";
+/// Why [`parse_printed_time`] has its bound: Slurm's stored count of minutes.
+const MINUTES_BOUND: &str = "about 8,000 years: Slurm stores a limit as a 32-bit count of minutes";
+
+/// A value past what Slurm can hold: a number of the grammar that overflows
+/// even 64 bits, said in general here; [`beyond_bound`] names the bound.
+fn overflow(input: &str) -> TimeParseError {
+    TimeParseError {
+        input: input.to_string(),
+        reason: "beyond what Slurm accepts: a number is too large".to_string(),
+        beyond: true,
+    }
+}
+
+/// A value past `max_s`, said with that bound as Slurm would print it and
+/// `why` Slurm has it. Every caller's message for a time too large is this
+/// one: such a value is in the grammar, so the grammar is no advice.
+fn beyond_bound(input: &str, max_s: u64, why: &str) -> TimeParseError {
+    TimeParseError {
+        input: input.to_string(),
+        reason: format!(
+            "beyond what Slurm accepts, at most {} ({why})",
+            SlurmTime::Limited(max_s)
+        ),
+        beyond: true,
+    }
+}
+
+/// `e`, or for an [`overflow`] the message of [`beyond_bound`]: a number past
+/// 64 bits is past every bound too.
+fn with_bound(e: TimeParseError, max_s: u64, why: &str) -> TimeParseError {
+    if e.beyond {
+        beyond_bound(&e.input, max_s, why)
+    } else {
+        e
     }
 }
 
@@ -143,13 +190,13 @@ fn invalid(input: &str, reason: &'static str) -> TimeParseError {
 /// values, and totals above [`SLURM_MAX_SECONDS`]. `0` parses to 0 seconds, as in
 /// Slurm; note that `sbatch --time=0` then means "no limit".
 pub fn parse_time(input: &str) -> Result<SlurmTime, TimeParseError> {
-    match parse_grammar(input)? {
+    let bound = |e| with_bound(e, SLURM_MAX_SECONDS, SECONDS_BOUND);
+    match parse_grammar(input).map_err(bound)? {
         Spec::Unlimited => Ok(SlurmTime::Unlimited),
-        spec => match spec.seconds(input)? {
-            s if s > SLURM_MAX_SECONDS => Err(invalid(
-                input,
-                "the value is too large: Slurm counts seconds in a 32-bit integer",
-            )),
+        spec => match spec.seconds(input).map_err(bound)? {
+            s if s > SLURM_MAX_SECONDS => {
+                Err(beyond_bound(input, SLURM_MAX_SECONDS, SECONDS_BOUND))
+            }
             s => Ok(SlurmTime::Limited(s)),
         },
     }
@@ -160,7 +207,8 @@ pub fn parse_time(input: &str) -> Result<SlurmTime, TimeParseError> {
 /// and seconds under 60, hours under 24 after a day count) and at most
 /// [`PRINTED_MAX_SECONDS`].
 pub fn parse_printed_time(input: &str) -> Result<SlurmTime, TimeParseError> {
-    let spec = parse_grammar(input)?;
+    let bound = |e| with_bound(e, PRINTED_MAX_SECONDS, MINUTES_BOUND);
+    let spec = parse_grammar(input).map_err(bound)?;
     if let Spec::Fields { days, values } = &spec {
         let (hours, minutes, seconds) = match (days, values.as_slice()) {
             (Some(_), [h]) => (Some(*h), None, None),
@@ -184,11 +232,10 @@ pub fn parse_printed_time(input: &str) -> Result<SlurmTime, TimeParseError> {
     }
     match spec {
         Spec::Unlimited => Ok(SlurmTime::Unlimited),
-        spec => match spec.seconds(input)? {
-            s if s > PRINTED_MAX_SECONDS => Err(invalid(
-                input,
-                "the value is too large: Slurm stores limits as a 32-bit count of minutes",
-            )),
+        spec => match spec.seconds(input).map_err(bound)? {
+            s if s > PRINTED_MAX_SECONDS => {
+                Err(beyond_bound(input, PRINTED_MAX_SECONDS, MINUTES_BOUND))
+            }
             s => Ok(SlurmTime::Limited(s)),
         },
     }
@@ -326,9 +373,7 @@ fn number(input: &str, digits: &str) -> Result<u64, TimeParseError> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(invalid(input, "a field is not a whole number"));
     }
-    digits
-        .parse::<u64>()
-        .map_err(|_| invalid(input, "a number is too large"))
+    digits.parse::<u64>().map_err(|_| overflow(input))
 }
 
 fn checked(input: &str, terms: &[(u64, u64)]) -> Result<u64, TimeParseError> {
@@ -336,7 +381,7 @@ fn checked(input: &str, terms: &[(u64, u64)]) -> Result<u64, TimeParseError> {
         value
             .checked_mul(scale)
             .and_then(|v| acc.checked_add(v))
-            .ok_or_else(|| invalid(input, "the value is too large"))
+            .ok_or_else(|| overflow(input))
     })
 }
 
