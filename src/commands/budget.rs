@@ -37,8 +37,8 @@ Examples:
   calib budget -m calib-model.json -n 100 -p @partitions.txt -f sbatch --script train.sh \\
       --script-dir jobs/
   sinfo -h -o '%P %l' | calib budget --model calib-model.json --grid grid.csv --partitions -
-  calib budget --model calib-model.json --units 100 --partitions @partitions.txt --plot \\
-      budget.svg
+  calib budget --model calib-model.json --units 100 --partitions @partitions.txt \\
+      --plot budget.svg
 
 The output: the table gives per stratum the projection (predicted, measured cost, upper \
 bound), the --time, its partition and the status, then the notes and the campaign's \

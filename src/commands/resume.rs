@@ -43,11 +43,11 @@ const AFTER_HELP: &str = "\
 Examples:
   calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv --units 100 \\
       --partitions @data/campaign/partitions-narval.txt
-  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p \\
-      @data/campaign/partitions-narval.txt --format sbatch --grid data/campaign/grid.toml \\
-      --script evolve.sh
-  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 -p \\
-      @data/campaign/partitions-narval.txt --no-checkpoint
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 \\
+      -p @data/campaign/partitions-narval.txt --format sbatch \\
+      --grid data/campaign/grid.toml --script evolve.sh
+  calib resume data/spread-20.csv --timings data/campaign/timed-out-Y.csv -n 100 \\
+      -p @data/campaign/partitions-narval.txt --no-checkpoint
   calib resume --model calib-model.json --timings calib-runs/ -j 4242 --units 100 \\
       --partitions \"$(sinfo -h -o '%P %l')\"
       (on the cluster: calib runs sacct -j 4242 itself)

@@ -35,8 +35,8 @@ the pipeline works; its numbers are not results, nor estimates of them.";
 const AFTER_HELP: &str = "\
 Examples:
   calib stage grid.toml --script train.sh --stage2 @stage2.sh --out-dir stage
-  calib stage grid.toml --script train.sh --stage2 @stage2.sh --out-dir stage2 --stratum \\
-      dataset=X,model=7B --smoke-units 2 --records 1 --field seed
+  calib stage grid.toml --script train.sh --stage2 @stage2.sh --out-dir stage2 \\
+      --stratum dataset=X,model=7B --smoke-units 2 --records 1 --field seed
 
 Where stage2.sh comes from:
   calib budget --model calib-model.json --grid grid.toml --partitions @partitions.txt \\
