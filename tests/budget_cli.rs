@@ -852,3 +852,37 @@ fn longer_partitions_left_out_of_play_are_named_with_the_flag_that_adds_them() {
 fn refs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
+
+/// An array past Slurm's default MaxArraySize (1001: indexes 0-1000) is
+/// refused whole by sbatch where the cluster keeps the default: the stratum's
+/// note says so; at 1001 tasks (last index 1000) it says nothing.
+#[test]
+fn an_array_past_the_default_max_array_size_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let noted = |tasks: &str| {
+        let out = budget(
+            dir.path(),
+            &[
+                common::repo_file("data/spread-20.csv").to_str().unwrap(),
+                "--units",
+                "100",
+                "--tasks",
+                tasks,
+                "--partitions",
+                "b 3-00:00:00",
+                "--format",
+                "json",
+            ],
+            0,
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["strata"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["notes"].to_string().contains("MaxArraySize"))
+            .count()
+    };
+    assert_eq!(noted("1002"), 2);
+    assert_eq!(noted("1001"), 0);
+}

@@ -285,6 +285,11 @@ fn over_cap_head(floor_s: f64, decision: &rule::Decision) -> String {
     )
 }
 
+/// Slurm's default `MaxArraySize` (slurm.conf): array indexes run from 0 to
+/// one less. A site may raise it; calib does not know the cluster's value, so
+/// a larger array is noted, not refused.
+pub const SLURM_DEFAULT_MAX_ARRAY_SIZE: u64 = 1001;
+
 fn budget_stratum(
     stratum: &StratumModel,
     units: u64,
@@ -376,6 +381,13 @@ fn budget_stratum(
             });
         }
         Status::Ok | Status::Unsupported => {}
+    }
+    if tasks > SLURM_DEFAULT_MAX_ARRAY_SIZE {
+        notes.push(format!(
+            "the array's last index, {}, is past Slurm's default MaxArraySize ({SLURM_DEFAULT_MAX_ARRAY_SIZE}: indexes 0-{}), and sbatch refuses the whole array where the cluster keeps that default; check `scontrol show config | grep MaxArraySize`, or split the stratum's tasks into arrays that fit",
+            tasks - 1,
+            SLURM_DEFAULT_MAX_ARRAY_SIZE - 1
+        ));
     }
     notes.extend(support_note);
     if provenance.is_estimate() {
