@@ -804,11 +804,10 @@ fn fit_forms(
             }
         }
     }
-    let fit_of = |f: Form| fit_of_form(&full, f);
-    let mut plausible = vec![CurveFit::from(fit_of(choice.chosen))];
+    let mut plausible = vec![CurveFit::from(fit_of_form(&full, choice.chosen))];
     for &f in &choice.plausible {
         if f != choice.chosen {
-            plausible.push(CurveFit::from(fit_of(f)));
+            plausible.push(CurveFit::from(fit_of_form(&full, f)));
         }
     }
     let min_unit_cost_s = (data.mean_rate_s * 1e-6).max(1e-12);

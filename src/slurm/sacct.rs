@@ -639,6 +639,9 @@ fn parse_delimited(
     for &(no, line) in body {
         let mut fields = split_fields(line, delimiter);
         let n = columns.len();
+        let count_error = |found: usize, trailing: bool| {
+            field_count_error(origin, no, line, found, &columns, delimiter, trailing)
+        };
         if trailing_seen == Some(true) {
             // `-p` ends every field with the delimiter, the last one too, so
             // the part after the last delimiter is empty on a whole line. On a
@@ -646,15 +649,7 @@ fn parse_delimited(
             // fields that did end (a cut just after a delimiter is one field short).
             let rest = fields.pop();
             if rest != Some("") {
-                return Err(field_count_error(
-                    origin,
-                    no,
-                    line,
-                    fields.len(),
-                    &columns,
-                    delimiter,
-                    true,
-                ));
+                return Err(count_error(fields.len(), true));
             }
         } else {
             let trailing =
@@ -680,15 +675,7 @@ fn parse_delimited(
             out.extend(fields[k + extra + 1..].iter().map(|f| f.to_string()));
             out
         } else {
-            return Err(field_count_error(
-                origin,
-                no,
-                line,
-                fields.len(),
-                &columns,
-                delimiter,
-                trailing_seen == Some(true),
-            ));
+            return Err(count_error(fields.len(), trailing_seen == Some(true)));
         };
         rows.push(index.row(no, fields, Vec::new(), origin)?);
     }

@@ -277,11 +277,12 @@ pub(super) fn expand_inputs(
             // Only regular files (symbolic links followed): opening a FIFO
             // that no one writes to would block the whole fit.
             found.retain(|p| {
-                let regular = std::fs::metadata(p).is_ok_and(|m| m.is_file());
+                let followed = std::fs::metadata(p);
+                let regular = followed.as_ref().is_ok_and(|m| m.is_file());
                 if !regular {
                     warnings.push(match std::fs::read_link(p) {
                         // A link that metadata could not follow.
-                        Ok(target) if std::fs::metadata(p).is_err() => IngestWarning::BrokenLink {
+                        Ok(target) if followed.is_err() => IngestWarning::BrokenLink {
                             path: p.clone(),
                             target,
                         },
@@ -395,13 +396,13 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
     })
 }
 
-/// True when `path`'s extension is `ext`, in any case.
 /// Whether a folder's entry at `path` is read as a timings file (`*.csv`, any
 /// case), as [`read_timings`] picks a folder's files.
 pub(crate) fn read_as_timings(path: &Path) -> bool {
     has_extension(path, "csv")
 }
 
+/// True when `path`'s extension is `ext`, in any case.
 fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case(ext))
