@@ -527,9 +527,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         // No run at all (an empty file): refused as `calib fit` refuses the
         // same input, naming the files read, rather than with the list of
         // per-stratum reasons below, which would be empty.
-        return Err(fit_timings(timings, &options.fit).err().unwrap_or_else(|| {
-            Error::Refused("no runs to backtest: the timings hold no unit rows".into())
-        }));
+        return Err(crate::fit::no_unit_rows(&timings.sources));
     }
     if design.long_run.is_some() && design.length == ProbeLength::Recorded {
         // The recorded probes are used as they were recorded: there is no

@@ -1292,8 +1292,9 @@ fn slow_first_unit(points: &[Vec<(u64, f64)>]) -> Option<(f64, f64)> {
     (f > 1.5 * n && n > 0.0).then_some((f, n))
 }
 
-/// "No unit rows" naming the inputs read (or saying that none was).
-fn no_unit_rows(sources: &[Origin]) -> Error {
+/// "No unit rows" naming the inputs read (or saying that none was); also
+/// `calib backtest`'s refusal of the same input.
+pub(crate) fn no_unit_rows(sources: &[Origin]) -> Error {
     if sources.is_empty() {
         return Error::Refused(
             "no timings file was read (see the warnings above); expected files or folders of timings".into(),
