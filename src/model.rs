@@ -407,8 +407,9 @@ impl StratumModel {
         let h = params.probe_units.max(1);
         if units > h {
             notes.push(format!(
-                "extrapolated {} beyond the longest probed run ({h} units); the bound widens with the distance",
-                factor(units as f64 / h as f64, 1)
+                "extrapolated {} beyond the longest probed run ({}); the bound widens with the distance",
+                factor(units as f64 / h as f64, 1),
+                crate::output::count(h, "unit", "units")
             ));
             if params.form_error > 0.0 {
                 notes.push(format!(

@@ -743,12 +743,17 @@ fn probes_of_one_unit_are_too_short_not_run_lengths() {
         table.push_str(&format!("r{run},a=1,1,1{run}.5,1{run}.5\n"));
     }
     let f = write_arg(dir.path(), "one.csv", &table);
-    let out = calib(&["fit", &f]);
+    let out = calib(&["fit", &f, "--format", "json"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("a=1: the longest run has 1 units, too few to tell a flat per-unit cost from a rising one")
+        err.contains("a=1: the longest run has 1 unit, which shows no per-unit trend")
             && !err.contains("run lengths measured"),
         "{err}"
     );
+    // What the warning says the bound assumes: a flat cost, no other form.
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stratum = &doc["model"]["strata"][0];
+    assert_eq!(stratum["model"], "constant", "{doc}");
+    assert_eq!(stratum["alternatives"], serde_json::json!([]), "{doc}");
 }

@@ -229,10 +229,7 @@ impl Figure for BudgetFigure<'_> {
                 budget.strata.len()
             )
         } else {
-            match self.marks.len() {
-                1 => "1 stratum".to_string(),
-                k => format!("{k} strata"),
-            }
+            crate::output::count(self.marks.len() as u64, "stratum", "strata")
         };
         // The run length, when every stratum has the same (a grid may size
         // each its own).

@@ -194,8 +194,17 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::ProbeTooShort { stratum, units, needed } => write!(
                 f,
-                "{stratum}: the longest run has {units} units, too few to tell a flat per-unit cost from a rising one; the bound covers both (constant and linear), and calib budget gives no time for runs over {} units (status unsupported); probe at least {needed} units per run to let calib choose",
-                units.saturating_mul(crate::model::MAX_BLIND_EXTRAPOLATION)
+                "{stratum}: {}; calib budget gives no time for runs over {} (status unsupported); probe at least {needed} units per run to let calib choose",
+                if *units < 2 {
+                    "the longest run has 1 unit, which shows no per-unit trend at all; the bound assumes a flat per-unit cost".to_string()
+                } else {
+                    format!("the longest run has {units} units, too few to tell a flat per-unit cost from a rising one; the bound covers both (constant and linear)")
+                },
+                crate::output::count(
+                    units.saturating_mul(crate::model::MAX_BLIND_EXTRAPOLATION),
+                    "unit",
+                    "units"
+                )
             ),
             FitWarning::EarlyRowsTooFew { stratum, horizon, cut } => write!(
                 f,

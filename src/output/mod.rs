@@ -49,6 +49,14 @@ use rustix::event::{PollFd, PollFlags, Timespec};
 
 use crate::error::{Error, Result};
 
+/// `n` things for people: `1 unit`, `3 units`, `0 units`.
+pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// The context of the error that a write to a closed stdout becomes; only
 /// [`is_closed_stdout`] looks at it.
 const STDOUT_CLOSED: &str = "standard output is closed";
