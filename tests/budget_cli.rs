@@ -886,3 +886,45 @@ fn an_array_past_the_default_max_array_size_is_noted() {
     assert_eq!(noted("1002"), 2);
     assert_eq!(noted("1001"), 0);
 }
+
+/// Mahuika lists no default partition and six partitions of one 3-day cap,
+/// `maintenance` first. A stratum that fits 3 days goes to the first listed,
+/// which calib cannot tell apart from the others by time: the note names the
+/// partitions that share the cap and the strata sent there, and narrowing with
+/// --partition-regex as it says sends them elsewhere, without the note. A cap
+/// shared by no other partition in play gets no note.
+#[test]
+fn a_partition_chosen_among_several_of_the_same_cap_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write_arg(
+        dir.path(),
+        "m.json",
+        model_json(&[("dataset=A", 600.0)], None),
+    );
+    let run = |extra: &[&str], code: i32| -> Value {
+        let mut args = vec!["--model", &model, "--units", "100", "--partitions"];
+        let partitions = at("sinfo-mahuika.txt");
+        args.push(&partitions);
+        args.extend(["--format", "json"]);
+        args.extend(extra);
+        let out = budget(dir.path(), &args, code);
+        serde_json::from_str(&stdout(&out)).unwrap()
+    };
+    let doc = run(&[], 0);
+    assert_eq!(doc["strata"][0]["partition"], "maintenance", "{doc}");
+    let notes = doc["notes"].to_string();
+    assert_mentions(
+        &notes,
+        &[
+            "maintenance shares its cap (3-00:00:00) with interactive, large, gpu, infill, igpu",
+            "for 1 stratum (dataset=A)",
+            "--partition-regex",
+        ],
+    );
+    let doc = run(&["--partition-regex", "^(prepost|large|bigmem|long)$"], 0);
+    assert_eq!(doc["strata"][0]["partition"], "large", "{doc}");
+    assert!(
+        !doc["notes"].to_string().contains("shares its cap"),
+        "{doc}"
+    );
+}

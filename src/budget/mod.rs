@@ -16,7 +16,7 @@ pub mod transfer;
 
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel};
-use crate::output::{human_duration, percent};
+use crate::output::{count, human_duration, percent};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
 
@@ -204,6 +204,7 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
     {
         notes.extend(longer_partitions_note(selection));
     }
+    notes.extend(shared_cap_notes(selection, &strata));
     if !left_out.is_empty() {
         notes.push(format!(
             "left out, not in the campaign grid: {} (the model measured them; the grid's arrays have no cell for them)",
@@ -261,6 +262,50 @@ pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
             n => format!("the {n} partitions in play"),
         },
     ))
+}
+
+/// Where the partition a stratum got shares its cap with other partitions in
+/// play: the rule takes the first listed (calib cannot tell them apart by
+/// time), which may be a partition the user should not use (a `maintenance`
+/// or `interactive` one listed first). One note per partition chosen, naming
+/// the others and the strata sent there.
+fn shared_cap_notes(selection: &Selection, strata: &[StratumBudget]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut chosen: Vec<&str> = Vec::new();
+    for budget in strata {
+        if let Some(name) = budget.decision.partition.as_deref() {
+            if !chosen.contains(&name) {
+                chosen.push(name);
+            }
+        }
+    }
+    for name in chosen {
+        let Some(partition) = selection.partitions.iter().find(|p| p.name == name) else {
+            continue;
+        };
+        let same_cap: Vec<&str> = selection
+            .partitions
+            .iter()
+            .filter(|p| p.name != name && p.limit == partition.limit)
+            .map(|p| p.name.as_str())
+            .collect();
+        if same_cap.is_empty() {
+            continue;
+        }
+        let sent: Vec<&str> = strata
+            .iter()
+            .filter(|s| s.decision.partition.as_deref() == Some(name))
+            .map(|s| s.stratum.as_str())
+            .collect();
+        notes.push(format!(
+            "{name} shares its cap ({}) with {}: calib names the first listed, {name}, for {} ({}). If that is not the partition to use, narrow the partitions in play with --partition-regex",
+            partition.limit,
+            same_cap.join(", "),
+            count(sent.len() as u64, "stratum", "strata"),
+            sent.join(", "),
+        ));
+    }
+    notes
 }
 
 /// The first sentence of an `over_cap` note: the measured cost and the
