@@ -245,6 +245,14 @@ fn a_malformed_grid_names_the_file_and_line() {
         ),
         ("output = \"{tag}\"\n[axes]\n\"my axis\" = [0]\n", 3),
         ("output = \"{tag}\"\nunits = -5\n[axes]\nseed = [0]\n", 2),
+        // One stratum under two keys (its labels in another order): which
+        // count applies would be the map's order, not the user's.
+        (
+            "stratum = [\"dataset\", \"model\"]\noutput = \"{tag}\"\n[axes]\n\
+             dataset = [\"X\"]\nmodel = [\"a\"]\nseed = [0]\n[units_by_stratum]\n\
+             \"dataset=X,model=a\" = 5\n\"model=a,dataset=X\" = 6\n",
+            9,
+        ),
     ];
     for (k, (text, line)) in cases.iter().enumerate() {
         let grid = write_file(dir.path(), &format!("bad{k}.toml"), text);

@@ -511,6 +511,10 @@ impl CampaignGrid {
             s.units = default_units;
         }
         if let Some(by) = &raw.units_by_stratum {
+            // Two keys may name one stratum (labels in another order, spaces
+            // around them); which one would win is the map's order, not the
+            // user's, so that is refused.
+            let mut seen: HashMap<String, &str> = HashMap::new();
             for (key, value) in by {
                 let canonical = Stratum::parse(key).map(|s| s.canonical()).map_err(|m| {
                     at(
@@ -518,6 +522,15 @@ impl CampaignGrid {
                         format!("[units_by_stratum] `{key}`: {m}"),
                     )
                 })?;
+                if let Some(first) = seen.insert(canonical.clone(), key) {
+                    return Err(at(
+                        value.span().start,
+                        format!(
+                            "[units_by_stratum] names stratum `{}` twice, as `{first}` and as `{key}`; keep one",
+                            shown_stratum(&canonical)
+                        ),
+                    ));
+                }
                 let n = units(value, &format!("[units_by_stratum] `{key}`"))?;
                 let Some(s) = grid.strata.iter_mut().find(|s| s.stratum == canonical) else {
                     return Err(at(
