@@ -886,3 +886,25 @@ fn a_smoke_time_too_large_is_said_beyond_what_slurm_accepts() {
         assert!(!trigger.exists(), "{}", dir.path().display());
     }
 }
+
+// Stage 2 gives dataset=X 1 h for 20 units: 3 min per unit. A smoke of 3
+// units fits the default 10 minutes; of 4 units (12 min) it does not, and the
+// user hears so before submitting; with --smoke-time 15 it fits again. The
+// smoke is staged in every case: stage 2's time is an upper bound.
+#[test]
+fn a_smoke_time_shorter_than_stage_2_s_rate_for_the_smoke_units_is_warned_of() {
+    let warned = |extra: &[&str]| {
+        let (_dir, trigger, out) = staged(extra);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(trigger.exists());
+        let err = stderr(&out);
+        err.contains("more than --smoke-time").then_some(err)
+    };
+    assert_eq!(warned(&[]), None);
+    let err = warned(&["--smoke-units", "4"]).expect("a warning");
+    assert!(
+        err.contains("stratum dataset=X 3m 00s per unit") && err.contains("take up to 12m 00s"),
+        "{err}"
+    );
+    assert_eq!(warned(&["--smoke-units", "4", "--smoke-time", "15"]), None);
+}

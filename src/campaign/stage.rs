@@ -157,6 +157,8 @@ pub struct Staged {
     pub trigger: Trigger,
     /// The stage-2 arrays (its `sbatch` lines).
     pub stage2_arrays: usize,
+    /// What the user should know before submitting the smoke.
+    pub warnings: Vec<String>,
 }
 
 /// The words of a failure, as the trigger states them (the seed's own for
@@ -678,6 +680,9 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     refuse_comma_in_export(&grid_abs, "the grid")?;
     let (arrays, stage2) = same_submission(plan, &grid, Path::new(&grid_abs))?;
     let (stratum, why) = smoke_stratum(&grid, plan.stratum.as_deref(), &arrays)?;
+    let warnings = smoke_time_warning(plan, &grid, &stratum.stratum, &arrays)
+        .into_iter()
+        .collect();
     let workdir = absolute(Path::new("."), "the working folder")?;
     let out_dir = absolute(&plan.out_dir, "--out-dir")?;
     let log_dir = PathBuf::from(&out_dir).join("logs");
@@ -781,6 +786,45 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
         log_dir,
         trigger,
         stage2_arrays: arrays.len(),
+        warnings,
+    })
+}
+
+/// Where stage 2's own `--time` for the smoke stratum, per unit, times the
+/// smoke's units is more than `--smoke-time`, the smoke is likely to end
+/// TIMEOUT and be staged again. A warning, not a refusal: stage 2's time is
+/// an upper bound with margin, so its units may well run faster; and its
+/// startup, spread over stage 2's units there, is paid whole by each smoke
+/// task, so the figure is no upper bound either.
+fn smoke_time_warning(
+    plan: &StagePlan,
+    grid: &CampaignGrid,
+    stratum: &str,
+    arrays: &[Stage2Array],
+) -> Option<String> {
+    let smoke_s = crate::slurm::time::parse_time(&plan.smoke_time)
+        .ok()?
+        .seconds()?;
+    let per_unit_s = arrays
+        .iter()
+        .filter(|a| {
+            a.stratum
+                .as_deref()
+                .and_then(|s| grid.stratum(s).ok())
+                .is_some_and(|s| s.stratum == stratum)
+        })
+        .find_map(|a| a.seconds_per_unit)?;
+    let smoke_need_s = per_unit_s * plan.smoke_units as f64;
+    (smoke_need_s > smoke_s as f64).then(|| {
+        format!(
+            "stage 2 gives stratum {} {} per unit (its --time over its units); at that rate the              smoke's {} take up to {}, more than --smoke-time {} ({}): raise --smoke-time or lower              --smoke-units, or the smoke may end TIMEOUT",
+            super::grid::shown_stratum(stratum),
+            crate::output::human_duration(per_unit_s),
+            crate::output::count(plan.smoke_units, "unit", "units"),
+            crate::output::human_duration(smoke_need_s),
+            plan.smoke_time,
+            crate::output::human_duration(smoke_s as f64),
+        )
     })
 }
 

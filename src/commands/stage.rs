@@ -102,7 +102,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub smoke_units: u64,
 
-    /// The smoke's --time, as sbatch reads it (minutes, or H:MM:SS).
+    /// The smoke's --time, as sbatch reads it (minutes, or H:MM:SS). A warning
+    /// says when stage 2's own --time per unit, times --smoke-units, is more.
     #[arg(long, value_name = "TIME", default_value = "10")]
     pub smoke_time: String,
 
@@ -191,6 +192,9 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
     };
     let staged = stage(&plan)?;
     staged.write()?;
+    for warning in &staged.warnings {
+        output::warn(warning);
+    }
     output::write_result(|out| export::write_staged(&staged, out))?;
     Ok(0)
 }
