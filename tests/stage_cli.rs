@@ -903,7 +903,9 @@ fn a_smoke_time_shorter_than_stage_2_s_rate_for_the_smoke_units_is_warned_of() {
     assert_eq!(warned(&[]), None);
     let err = warned(&["--smoke-units", "4"]).expect("a warning");
     assert!(
-        err.contains("stratum dataset=X 3m 00s per unit") && err.contains("take up to 12m 00s"),
+        err.contains("stratum dataset=X 3m 00s per unit")
+            && err.contains("the smoke's 4 units take up to 12m 00s, more than --smoke-time 10 (")
+            && !err.contains("  "),
         "{err}"
     );
     assert_eq!(warned(&["--smoke-units", "4", "--smoke-time", "15"]), None);

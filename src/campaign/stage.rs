@@ -817,7 +817,9 @@ fn smoke_time_warning(
     let smoke_need_s = per_unit_s * plan.smoke_units as f64;
     (smoke_need_s > smoke_s as f64).then(|| {
         format!(
-            "stage 2 gives stratum {} {} per unit (its --time over its units); at that rate the              smoke's {} take up to {}, more than --smoke-time {} ({}): raise --smoke-time or lower              --smoke-units, or the smoke may end TIMEOUT",
+            "stage 2 gives stratum {} {} per unit (its --time over its units); at that rate the \
+             smoke's {} take up to {}, more than --smoke-time {} ({}): raise --smoke-time or lower \
+             --smoke-units, or the smoke may end TIMEOUT",
             super::grid::shown_stratum(stratum),
             crate::output::human_duration(per_unit_s),
             crate::output::count(plan.smoke_units, "unit", "units"),
