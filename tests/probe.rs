@@ -341,6 +341,51 @@ fn a_length_given_twice_is_refused_before_anything_runs() {
 }
 
 #[test]
+fn a_length_calib_fit_would_refuse_is_refused_before_anything_runs() {
+    // The length is each row's `unit`, which calib fit reads up to 10^9: a
+    // longer run would be run in full and recorded in a file that calib fit
+    // then refuses, with every other file of the folder.
+    for length in ["1000000001", "18446744073709551615"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(probe(dir.path()).args([
+            "-s",
+            "k=v",
+            "--lengths",
+            length,
+            "--",
+            "sh",
+            "-c",
+            "echo {units}",
+        ]));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("--lengths"), "{}", stderr(&out));
+        assert!(
+            files(dir.path()).is_empty(),
+            "nothing written for bad input"
+        );
+    }
+    // The bound itself is a length calib fit reads.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(probe(dir.path()).args([
+        "-s",
+        "k=v",
+        "--lengths",
+        "1000000000",
+        "--",
+        "sh",
+        "-c",
+        "echo {units}",
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fitted = calib()
+        .arg("fit")
+        .arg(dir.path())
+        .output()
+        .expect("calib runs");
+    assert_eq!(fitted.status.code(), Some(0), "{}", stderr(&fitted));
+}
+
+#[test]
 fn run_length_mode_needs_the_units_placeholder() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(probe(dir.path()).args(["-s", "k=v", "--lengths", "3", "--", "echo", "hi"]));

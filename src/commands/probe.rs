@@ -121,8 +121,10 @@ pub struct ProbeArgs {
     /// the length, elapsed_s = the whole run). For workloads whose cost per unit
     /// depends on how long the run is, measured at several lengths.
     /// Example: --lengths 100,1000 -- ./sim --steps {units}
+    // At most MAX_COUNT: the length is the row's `unit`, which calib fit reads
+    // up to that bound; a longer run would be run in full, then refused.
     #[arg(long, value_name = "L,L,...", value_delimiter = ',', conflicts_with = "units",
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_COUNT))]
     pub lengths: Vec<u64>,
 
     /// The folder for timings files (created if needed). Each probe task writes
