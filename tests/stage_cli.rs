@@ -207,6 +207,32 @@ fn check_passes_and_prints_stage_two_only_when_everything_holds() {
 }
 
 #[test]
+fn bytes_that_are_not_utf8_in_a_log_or_a_record_are_not_an_unreadable_file() {
+    // A program's output often holds a byte that is not UTF-8 (a progress
+    // bar's, a Latin-1 name): the config line and the records around it are
+    // still there, and the check passes on them.
+    let (dir, _, out) = staged(&["--field", "seed"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let here = dir.path();
+    smoke_left(here, 83, [1, 1], true);
+    let log = here.join("stage/logs/smoke-83_0.out");
+    let mut bytes = b"loading caf\xe9 \xff\xfe\n".to_vec();
+    bytes.extend(std::fs::read(&log).unwrap());
+    std::fs::write(&log, bytes).unwrap();
+    std::fs::write(
+        here.join("results/X/seed-2.jsonl"),
+        b"{\"seed\": 2, \"name\": \"caf\xe9\"}\n",
+    )
+    .unwrap();
+    let ok = check(here, &sacct(83, ["COMPLETED", "COMPLETED"]));
+    let text = stdout(&ok);
+    assert_eq!(ok.status.code(), Some(0), "{text}{}", stderr(&ok));
+    assert_eq!(text.matches(" pass ").count(), 5, "{text}");
+    assert!(!text.contains("UNREADABLE"), "{text}");
+    assert!(!text.contains("no readable file"), "{text}");
+}
+
+#[test]
 fn two_tasks_writing_one_path_fail_with_the_seed_s_interpretation() {
     let (dir, _, _) = staged(&[]);
     let here = dir.path();

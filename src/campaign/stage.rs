@@ -1089,6 +1089,13 @@ fn presence(path: &Path, written_at: Option<SystemTime>) -> Presence {
 /// `calib stage` ran on before a fresh file looks older than the trigger.
 const CLOCK_TOLERANCE_S: u64 = 60;
 
+/// A smoke task's output or log as text: bytes that are not UTF-8 (a
+/// progress bar's, a Latin-1 name in a record) become U+FFFD, so that the
+/// lines around them still count; a file that holds one is not unreadable.
+fn read_lossy(path: &Path) -> std::io::Result<String> {
+    std::fs::read(path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// Evaluates every check of `trigger` against the smoke job and the files.
 pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
     let workdir = Path::new(&trigger.workdir);
@@ -1187,7 +1194,7 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                     let mut ok = true;
                     let mut found = Vec::new();
                     for (t, p) in trigger.tasks.iter().zip(&outputs) {
-                        match std::fs::read_to_string(p) {
+                        match read_lossy(p) {
                             Ok(text) => {
                                 let records: Vec<&str> =
                                     text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -1227,7 +1234,7 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                     let mut found = Vec::new();
                     for t in &trigger.tasks {
                         let path = log_path(trigger, smoke.job, t.index);
-                        let seen = std::fs::read_to_string(&path)
+                        let seen = read_lossy(&path)
                             .map(|log| log.lines().any(|l| l.ends_with(&t.log_line)));
                         let word = match seen {
                             Ok(true) => "has it",
