@@ -146,35 +146,8 @@ pub(crate) fn write_file_with(
     if_exists: IfExists,
     fill: impl FnOnce(&mut File, &Path) -> Result<()>,
 ) -> Result<()> {
-    let target = write_target(path)?;
-    // Messages name the path as the user gave it, and where a link led.
-    let shown = if target == path {
-        path.display().to_string()
-    } else {
-        format!("{} (a link to {})", path.display(), target.display())
-    };
+    let (target, shown, dir) = checked_target(path, if_exists)?;
     let failed = |e: std::io::Error| Error::io(format!("cannot write {shown}"), e);
-    // Keep leaves whatever is there (the rename without replacing fails with
-    // AlreadyExists), so only Replace needs to look at it.
-    if if_exists == IfExists::Replace {
-        if let Some(meta) = std::fs::symlink_metadata(&target)
-            .ok()
-            .filter(|m| !m.is_file())
-        {
-            let kind = kind_of(meta.file_type());
-            let what = if target == path {
-                kind.to_string()
-            } else {
-                format!("a link to {}, {kind}", target.display())
-            };
-            return Err(Error::input(
-                Origin::file(path),
-                None,
-                format!("is {what}; expected a regular file or a new file"),
-            ));
-        }
-    }
-    let dir = folder_of(&target);
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -188,20 +161,6 @@ pub(crate) fn write_file_with(
         Some(ext) => format!(".tmp.{}", ext.to_string_lossy()),
         None => ".tmp".to_string(),
     };
-    // A folder that is not there is a path the user typed, not a failure of
-    // the system: exit status 2. Any other trouble with it (permissions) is
-    // the system's, reported below as the write fails.
-    let folder_problem = match std::fs::metadata(&dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist"),
-        Ok(meta) if !meta.is_dir() => Some("is not a folder"),
-        _ => None,
-    };
-    if let Some(problem) = folder_problem {
-        return Err(Error::Refused(format!(
-            "cannot write {shown}: {} {problem}; give a path in an existing folder",
-            dir.display()
-        )));
-    }
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{stem}."))
         .suffix(&suffix)
@@ -227,6 +186,63 @@ pub(crate) fn write_file_with(
         let _ = folder.sync_all();
     }
     Ok(())
+}
+
+/// Refuses, as [`write_file_with`] would, a path that cannot be written with
+/// `IfExists::Replace`: a folder that is not there, a target that is not a
+/// regular file. For a command that writes more than one file, to look at a
+/// later one before it writes the first (`calib fit -o --plot`, `calib budget
+/// --script-dir --plot`): bad input then leaves every file as it was.
+pub(crate) fn check_replaceable(path: &Path) -> Result<()> {
+    checked_target(path, IfExists::Replace).map(|_| ())
+}
+
+/// The checks of [`write_file_with`] before it writes: where the write lands
+/// (links followed), that path as messages show it, and its folder.
+fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, PathBuf)> {
+    let target = write_target(path)?;
+    // Messages name the path as the user gave it, and where a link led.
+    let shown = if target == path {
+        path.display().to_string()
+    } else {
+        format!("{} (a link to {})", path.display(), target.display())
+    };
+    // Keep leaves whatever is there (the rename without replacing fails with
+    // AlreadyExists), so only Replace needs to look at it.
+    if if_exists == IfExists::Replace {
+        if let Some(meta) = std::fs::symlink_metadata(&target)
+            .ok()
+            .filter(|m| !m.is_file())
+        {
+            let kind = kind_of(meta.file_type());
+            let what = if target == path {
+                kind.to_string()
+            } else {
+                format!("a link to {}, {kind}", target.display())
+            };
+            return Err(Error::input(
+                Origin::file(path),
+                None,
+                format!("is {what}; expected a regular file or a new file"),
+            ));
+        }
+    }
+    let dir = folder_of(&target);
+    // A folder that is not there is a path the user typed, not a failure of
+    // the system: exit status 2. Any other trouble with it (permissions) is
+    // the system's, reported as the write fails.
+    let folder_problem = match std::fs::metadata(&dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist"),
+        Ok(meta) if !meta.is_dir() => Some("is not a folder"),
+        _ => None,
+    };
+    if let Some(problem) = folder_problem {
+        return Err(Error::Refused(format!(
+            "cannot write {shown}: {} {problem}; give a path in an existing folder",
+            dir.display()
+        )));
+    }
+    Ok((target, shown, dir))
 }
 
 fn folder_of(path: &Path) -> PathBuf {

@@ -490,3 +490,56 @@ fn budget_plot_replaces_a_file_and_refuses_a_bad_name_first() {
     );
     assert!(!dir.path().join("budget.jpg").exists());
 }
+
+/// A --plot that names a folder that is not there, or something that is not
+/// a file, is refused before anything is written: the model file of `-o`
+/// keeps its content, and no job script of `--script-dir` is left behind
+/// (a run again with the plot corrected would be refused, since calib never
+/// overwrites a job script).
+#[test]
+fn a_plot_that_cannot_be_written_is_refused_before_the_model_or_job_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = calib::synth::spread_case(15, 2);
+    let timings = write_arg(dir.path(), "t.csv", &csv);
+    std::fs::create_dir(dir.path().join("a-folder.svg")).unwrap();
+    let unwritable = [
+        dir.path().join("no-such-folder/fit.svg"),
+        dir.path().join("a-folder.svg"),
+    ];
+    for plot in &unwritable {
+        let model = dir.path().join("model.json");
+        std::fs::write(&model, "the model of an earlier fit").unwrap();
+        let out = calib()
+            .args(["fit", &timings, "--units", "100", "-o"])
+            .arg(&model)
+            .arg("--plot")
+            .arg(plot)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(
+            std::fs::read_to_string(&model).unwrap(),
+            "the model of an earlier fit",
+            "the model was replaced although --plot was bad"
+        );
+    }
+
+    let (timings, grid) = campaign(dir.path());
+    for plot in &unwritable {
+        let jobs = dir.path().join("jobs");
+        let out = budget_campaign(&timings, &grid)
+            .args(["--format", "sbatch", "--script-dir"])
+            .arg(&jobs)
+            .arg("--plot")
+            .arg(plot)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            !jobs.exists(),
+            "job scripts were written although --plot was bad: {}",
+            stderr(&out)
+        );
+    }
+}
