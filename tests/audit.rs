@@ -1123,3 +1123,70 @@ fn single_jobs_are_called_jobs_and_arrays_arrays() {
     let array = lines("lab-audit-array.txt");
     assert!(array.contains(": array 4: 4 tasks"), "{array}");
 }
+
+/// sacct's default fixed-width layout cuts a job name to 10 characters with a
+/// `+`: `calib-dataset-X` and `calib-dataset-Y` both print `calib-dat+`. Read
+/// as it stands, the tasks of every stratum were audited, and written by
+/// --write-timings, as one stratum `dat+`. A group that rests on a cut value
+/// is refused (exit 2) with the line and the advice to run `sacct -P`; a cut
+/// name beside a comment that names the stratum is no such group.
+#[test]
+fn a_job_name_cut_by_sacct_s_fixed_width_is_refused_as_a_stratum() {
+    let dir = tempfile::tempdir().unwrap();
+    let sacct = dir.path().join("sacct-fixed.txt");
+    std::fs::write(
+        &sacct,
+        concat!(
+            "       JobID    JobName      State    Elapsed  Timelimit\n",
+            "------------ ---------- ---------- ---------- ----------\n",
+            "4242_0       calib-dat+  COMPLETED   01:00:00   08:00:00\n",
+            "4243_0       calib-dat+    TIMEOUT   08:00:05   08:00:00\n",
+        ),
+    )
+    .unwrap();
+    let runs = dir.path().join("runs.csv");
+    let out = bin()
+        .arg("audit")
+        .arg(format!("@{}", sacct.display()))
+        .args(["--units", "100", "--write-timings"])
+        .arg(&runs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    for part in [
+        "sacct-fixed.txt, line 3",
+        "JobName `calib-dat+`",
+        "sacct -P",
+    ] {
+        assert!(err.contains(part), "{part} not in {err}");
+    }
+    assert!(!runs.exists(), "whole-run rows written under a cut name");
+
+    // The comment names the stratum: the cut name is not what groups.
+    std::fs::write(
+        &sacct,
+        concat!(
+            "       JobID    JobName      State    Elapsed  Timelimit                  Comment\n",
+            "------------ ---------- ---------- ---------- ---------- ------------------------\n",
+            "4242_0       calib-dat+  COMPLETED   01:00:00   08:00:00  calib stratum=dataset=X\n",
+            "4243_0       calib-dat+    TIMEOUT   08:00:05   08:00:00  calib stratum=dataset=Y\n",
+        ),
+    )
+    .unwrap();
+    let out = bin()
+        .arg("audit")
+        .arg(format!("@{}", sacct.display()))
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let groups: Vec<&str> = json["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(groups, ["dataset=X", "dataset=Y"]);
+}

@@ -395,6 +395,37 @@ pub(crate) fn comment_stratum(row: &SacctRow) -> Option<Stratum> {
     Stratum::parse(comment[pos + COMMENT_PREFIX.len()..].trim()).ok()
 }
 
+/// The first job row whose group would come from a value that sacct cut to
+/// its column width (fixed-width output, the `+`): a job name, when no
+/// comment names the stratum, or a comment that may hold `calib stratum=`.
+/// Cut, the names of two strata read alike (`calib-dataset-X` and
+/// `calib-dataset-Y` both print `calib-dat+` at sacct's default width), and
+/// their tasks would be audited, and written by `--write-timings`, as one
+/// stratum. Returns the row, the column and the value as printed.
+pub(crate) fn cut_group_key(table: &SacctTable) -> Option<(&SacctRow, &'static str, &str)> {
+    let cut =
+        |row: &SacctRow, column: &str| row.truncated.iter().any(|t| t.eq_ignore_ascii_case(column));
+    table
+        .rows
+        .iter()
+        .filter(|row| row.job_id.as_ref().is_some_and(is_job_row))
+        .find_map(|row| {
+            if let Some(comment) = row.comment.as_deref().filter(|_| cut(row, "comment")) {
+                let shown = comment.strip_suffix('+').unwrap_or(comment);
+                if shown.contains(COMMENT_PREFIX) || COMMENT_PREFIX.starts_with(shown) {
+                    return Some((row, "Comment", comment));
+                }
+            }
+            if comment_stratum(row).is_some() {
+                return None;
+            }
+            row.job_name
+                .as_deref()
+                .filter(|_| cut(row, "jobname"))
+                .map(|name| (row, "JobName", name))
+        })
+}
+
 /// The group a row belongs to.
 pub fn group_of(row: &SacctRow, by_name: Option<&Regex>) -> (String, GroupSource) {
     if let Some(stratum) = comment_stratum(row) {

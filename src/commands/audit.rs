@@ -143,6 +143,17 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
     for warning in check_columns(&table, &origin)? {
         output::warn(warning);
     }
+    if let Some((row, column, value)) = audit::cut_group_key(&table) {
+        return Err(Error::input(
+            origin.clone(),
+            Some(row.line),
+            format!(
+                "{column} `{value}` was cut to the column width by sacct (the `+`), so the \
+                 strata of the tasks cannot be told apart; run `sacct -P` (or widen it with \
+                 {column}%80)"
+            ),
+        ));
+    }
     let timings = if args.timings.is_empty() {
         None
     } else {
