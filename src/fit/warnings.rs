@@ -169,7 +169,8 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::SignificantTrend { stratum, first_s, last_s, horizon, trend_pct } => write!(
                 f,
-                "{stratum}: per-unit cost changes {trend_pct:+.0}% along a run ({} at unit 1 -> {} at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean",
+                "{stratum}: per-unit cost changes {} along a run ({} at unit 1 -> {} at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean",
+                crate::output::change(*trend_pct),
                 human_duration(*first_s),
                 human_duration(*last_s)
             ),

@@ -37,7 +37,7 @@ mod share;
 pub mod table;
 
 pub(crate) use duration::human_duration;
-pub(crate) use share::{factor, percent, percent_as_given, trimmed};
+pub(crate) use share::{change, factor, percent, percent_as_given, trimmed};
 
 use std::fmt::Display;
 use std::io::{self, ErrorKind, IsTerminal, Write};

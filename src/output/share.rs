@@ -61,6 +61,24 @@ pub(crate) fn trimmed(value: f64, decimals: usize) -> String {
     }
 }
 
+/// A change along a run, from `change_pct` (percent: +26 is 1.26 times):
+/// `+26%`, `-40%`; past +999% as the factor it is (`x12`, `x340`), and past
+/// a thousandfold as `>x1000`. A fitted form whose cost at unit 1 is near 0
+/// (a logarithm, its startup holding unit 1) would otherwise print the
+/// ratio of the two as `+160825330%`, a figure that means nothing.
+pub(crate) fn change(change_pct: f64) -> String {
+    let ratio = 1.0 + change_pct / 100.0;
+    if change_pct.is_nan() {
+        "n/a".to_string()
+    } else if ratio > 1000.0 {
+        ">x1000".to_string()
+    } else if change_pct > 999.0 {
+        format!("x{ratio:.0}")
+    } else {
+        format!("{change_pct:+.0}%")
+    }
+}
+
 /// `ratio` as a factor with `decimals` decimals (`1.8x`).
 pub(crate) fn factor(ratio: f64, decimals: usize) -> String {
     figure(ratio, decimals, "x")
@@ -112,6 +130,17 @@ mod tests {
         assert_eq!(percent_as_given(0.05), "5%");
         assert_eq!(percent_as_given(0.001), "0.1%");
         assert_eq!(percent_as_given(1.5), "150%");
+    }
+
+    #[test]
+    fn a_change_past_tenfold_reads_as_a_factor() {
+        assert_eq!(change(26.4), "+26%");
+        assert_eq!(change(-40.0), "-40%");
+        assert_eq!(change(984.0), "+984%");
+        assert_eq!(change(1_100.0), "x12");
+        assert_eq!(change(160_825_330.0), ">x1000");
+        assert_eq!(change(f64::INFINITY), ">x1000");
+        assert_eq!(change(f64::NAN), "n/a");
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn table(report: &FitReport) -> Table {
                 human_duration(r.first_cost_s),
                 human_duration(r.last_cost_s)
             ),
-            format!("{:+.0}%", r.trend_pct),
+            crate::output::change(r.trend_pct),
             match m.runner_up() {
                 Some(f) => format!("{} ({f})", m.form()),
                 None => m.form().to_string(),
