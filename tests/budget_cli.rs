@@ -928,3 +928,53 @@ fn a_partition_chosen_among_several_of_the_same_cap_is_noted() {
         "{doc}"
     );
 }
+
+/// The grid's own refusals name its file and the line: a sizes CSV row for a
+/// stratum the model never measured, and one that gives no units; a campaign
+/// grid without stratum axes is one stratum, measured by a probe without
+/// --stratum, which the message says instead of `--stratum ` with nothing.
+#[test]
+fn grid_refusals_name_the_file_and_line_and_a_probe_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = write_arg(
+        dir.path(),
+        "m.json",
+        model_json(&[("dataset=Y", 60.0)], None),
+    );
+    let refused = |name: &str, text: &str| {
+        write_arg(dir.path(), name, text);
+        let out = budget(
+            dir.path(),
+            &[
+                "--model",
+                &model,
+                "--grid",
+                name,
+                "--partitions",
+                "b 1-00:00:00",
+            ],
+            2,
+        );
+        stderr(&out)
+    };
+    let err = refused(
+        "s.csv",
+        "stratum,units,tasks\ndataset=Y,100,3\ndataset=Q,100,2\n",
+    );
+    assert_mentions(
+        &err,
+        &[
+            "s.csv, line 3:",
+            "`dataset=Q`",
+            "calib probe --stratum dataset=Q -- ",
+        ],
+    );
+    let err = refused("u.csv", "stratum,units,tasks\ndataset=Y,,3\n");
+    assert_mentions(&err, &["u.csv, line 2:", "`dataset=Y` no units"]);
+    let err = refused(
+        "all.toml",
+        "output = \"r/{seed}.txt\"\nunits = 10\n[axes]\nseed = [1, 2]\n",
+    );
+    assert_mentions(&err, &["all.toml", "(calib probe -- ...)"]);
+    assert!(!err.contains("--stratum  "), "{err}");
+}

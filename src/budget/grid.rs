@@ -23,6 +23,9 @@ pub(crate) use crate::limits::MAX_COUNT;
 pub struct CellSize {
     pub units: Option<u64>,
     pub tasks: Option<u64>,
+    /// The sizes CSV's line that gave them, for messages (a campaign grid's
+    /// strata come from its axes, not from a line).
+    pub line: Option<u64>,
 }
 
 /// Sizes by canonical stratum.
@@ -34,6 +37,8 @@ pub struct Grid {
     /// derive a cell from it. A sizes CSV sizes some strata and leaves the
     /// rest to --units.
     pub whole_campaign: bool,
+    /// The file the sizes were read from, for messages.
+    pub origin: Option<Origin>,
 }
 
 /// Whether `path` names a campaign grid (TOML) rather than a sizes CSV: by
@@ -53,6 +58,7 @@ impl Grid {
                 let size = CellSize {
                     units: s.units,
                     tasks: Some(s.cells.len() as u64),
+                    line: None,
                 };
                 (s.stratum.clone(), size)
             })
@@ -60,6 +66,7 @@ impl Grid {
         Grid {
             sizes,
             whole_campaign: true,
+            origin: Some(grid.origin.clone()),
         }
     }
 
@@ -109,6 +116,7 @@ impl Grid {
         let mut grid = Grid {
             sizes: BTreeMap::new(),
             whole_campaign: false,
+            origin: Some(origin.clone()),
         };
         for record in reader.records() {
             let record = record.map_err(|e| {
@@ -134,6 +142,7 @@ impl Grid {
             let size = CellSize {
                 units: count(units_col, "units")?,
                 tasks: count(tasks_col, "tasks")?,
+                line,
             };
             if grid.sizes.insert(stratum.clone(), size).is_some() {
                 return Err(bad(format!("stratum `{stratum}` is listed twice")));

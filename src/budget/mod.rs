@@ -129,12 +129,32 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         ));
     }
     if let Some(grid) = &options.grid {
-        for stratum in grid.sizes.keys() {
+        for (stratum, size) in &grid.sizes {
             if !model.strata.iter().any(|s| &s.stratum == stratum) {
-                return Err(Error::Refused(format!(
-                    "the grid lists stratum `{stratum}`, which the model has no measurement of; probe it first (calib probe --stratum {stratum} -- ...). Measured strata: {}",
-                    model.strata.iter().map(|s| s.stratum.as_str()).collect::<Vec<_>>().join(", ")
-                )));
+                // A grid without stratum axes is one stratum, the empty
+                // label: a probe without --stratum measures it.
+                let (shown, probe) = if stratum.is_empty() {
+                    (
+                        "(all: the grid has no stratum axes)".to_string(),
+                        "calib probe -- ...".to_string(),
+                    )
+                } else {
+                    (
+                        format!("`{stratum}`"),
+                        format!(
+                            "calib probe --stratum {} -- ...",
+                            crate::shell::quote(stratum)
+                        ),
+                    )
+                };
+                let message = format!(
+                    "the grid lists stratum {shown}, which the model has no measurement of; probe it first ({probe}). Measured strata: {}",
+                    model.strata.iter().map(|s| crate::campaign::grid::shown_stratum(&s.stratum)).collect::<Vec<_>>().join(", ")
+                );
+                return Err(match &grid.origin {
+                    Some(origin) => Error::input(origin.clone(), size.line, message),
+                    None => Error::Refused(message),
+                });
             }
         }
     }
@@ -171,20 +191,30 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
                 continue;
             }
         }
-        let size = options
+        let listed = options
             .grid
             .as_ref()
-            .and_then(|g| g.sizes.get(&stratum.stratum))
-            .copied()
-            .unwrap_or(CellSize {
-                units: None,
-                tasks: None,
-            });
-        let units = size.units.or(options.units).ok_or_else(|| {
-            Error::Refused(format!(
+            .and_then(|g| Some((g, g.sizes.get(&stratum.stratum)?)));
+        let size = listed.map(|(_, size)| *size).unwrap_or(CellSize {
+            units: None,
+            tasks: None,
+            line: None,
+        });
+        let units = size.units.or(options.units).ok_or_else(|| match listed {
+            Some((grid, size)) => {
+                let message = format!(
+                    "the grid gives stratum `{}` no units; give them there (a `units` value), or with --units N",
+                    stratum.stratum
+                );
+                match &grid.origin {
+                    Some(origin) => Error::input(origin.clone(), size.line, message),
+                    None => Error::Refused(message),
+                }
+            }
+            None => Error::Refused(format!(
                 "how many units should a run of stratum `{}` do? Give --units N, or a --grid row for it",
                 stratum.stratum
-            ))
+            )),
         })?;
         let tasks = size.tasks.unwrap_or(options.tasks);
         strata.push(budget_stratum(
