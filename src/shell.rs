@@ -99,22 +99,30 @@ pub(crate) fn directive_word(word: &str) -> String {
 
 /// Characters that could end a comment line, or look as if they did: control
 /// characters, and Unicode's line and paragraph separators (which some editors
-/// draw as a line break).
-fn breaks_a_line(c: char) -> bool {
-    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+/// draw as a line break); and the bidirectional controls, which reorder what a
+/// terminal or an editor shows of the rest of the line (the "Trojan Source"
+/// attack, CVE-2021-42574): a label could make a line read other than it is.
+fn disturbs_a_line(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_bidi_control(c)
+}
+
+/// Unicode's explicit bidirectional formatting characters (UAX #9: ALM, LRM,
+/// RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text` made safe to follow `#` on one line: every control character (and
-/// U+2028, U+2029) is written as its Rust escape (`\n`, `\r`, `\0`,
+/// U+2028, U+2029, and the bidirectional controls) is written as its Rust escape (`\n`, `\r`, `\0`,
 /// `\u{1b}`), so that no value can end the comment and start a command, nor
 /// move the cursor to hide what the line says. Other text is kept as it is.
 pub(crate) fn comment_text(text: &str) -> String {
-    if !text.chars().any(breaks_a_line) {
+    if !text.chars().any(disturbs_a_line) {
         return text.to_string();
     }
     let mut safe = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if breaks_a_line(c) {
+        if disturbs_a_line(c) {
             let _ = write!(safe, "{}", c.escape_debug());
         } else {
             safe.push(c);
@@ -126,12 +134,13 @@ pub(crate) fn comment_text(text: &str) -> String {
 /// The longest part of a refused value that a message shows.
 const SHOWN_CHARS: usize = 80;
 
-/// Refuses `value` if it holds a control character; `what` names it for the
+/// Refuses `value` if it holds a control character or a bidirectional
+/// control (which reorders what is shown of a line); `what` names it for the
 /// message (`stratum label`, `column cluster`, ...). The message names the
 /// first such character by its code point (`U+000A`) and shows the value
 /// escaped, so that the message itself stays on one line.
 pub(crate) fn refuse_control(what: &str, value: &str) -> Result<(), String> {
-    let Some((at, c)) = value.chars().enumerate().find(|(_, c)| c.is_control()) else {
+    let Some((at, c)) = value.chars().enumerate().find(|&(_, c)| disturbs_a_line(c)) else {
         return Ok(());
     };
     let shown: String = value.chars().take(SHOWN_CHARS).collect();
@@ -143,7 +152,7 @@ pub(crate) fn refuse_control(what: &str, value: &str) -> Result<(), String> {
     Err(format!(
         "{what} `{}{more}` holds the control character U+{:04X} (character {}); \
          labels and names are written into job scripts and their comments, where a \
-         control character could end a line, so none is accepted",
+         control character could end a line or reorder what it shows, so none is accepted",
         shown.escape_debug(),
         c as u32,
         at + 1
@@ -195,9 +204,13 @@ mod tests {
     #[test]
     fn comment_text_escapes_every_line_end() {
         let safe = comment_text("x\ny\rz\u{0}w\u{7f}v\u{85}u\u{2028}t");
-        assert!(!safe.chars().any(breaks_a_line), "{safe:?}");
+        assert!(!safe.chars().any(disturbs_a_line), "{safe:?}");
         assert_eq!(comment_text("x\ny"), r"x\ny");
         assert_eq!(comment_text("déjà vu $(x) `y`"), "déjà vu $(x) `y`");
+        // A right-to-left override would show `# stratum k=cba` for k=abc.
+        assert_eq!(comment_text("k=\u{202e}abc"), r"k=\u{202e}abc");
+        assert!(refuse_control("label", "k=\u{2067}abc").is_err());
+        assert!(refuse_control("label", "k=עברית").is_ok());
     }
 
     #[test]
