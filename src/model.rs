@@ -434,7 +434,7 @@ impl StratumModel {
         let spread = &params.spread;
         let prior = if spread.pooled_strata > 0 {
             format!(
-                "the campaign's spread, pooled over {} strata",
+                "the campaign's spread, pooled over {} strata and calib's prior",
                 spread.pooled_strata
             )
         } else {

@@ -42,8 +42,17 @@
 //! capped at `pool_max_runs` pseudo-runs: partial pooling, as in Gelman et al.,
 //! *Bayesian Data Analysis*, 3rd ed., ch. 5 (with the hyperparameters estimated
 //! from the campaign: empirical Bayes). A stratum alone uses the fixed prior
-//! (`spread_prior_sd`, `spread_prior_runs`). Many runs that agree overrule
-//! either prior.
+//! (`spread_prior_sd`, `spread_prior_runs`). The campaign's pooled variance is
+//! itself an estimate from few runs (two strata of three give 4 degrees of
+//! freedom), and the rates' is net of their noise, floored at 0: where every
+//! stratum's runs differ no more than their noise explains, it is 0, and a
+//! prior of 0 would leave a new run no spread of rates at all (seen on a real
+//! program: a run budgeted at 0.91x). So it gets the fixed prior as its own
+//! prior, the same conjugate update one level up, before it serves a stratum:
+//! a hierarchy of two levels rather than a point estimate at the top, which
+//! keeps a variance estimated from few groups off the boundary (Gelman,
+//! *Bayesian Analysis* 1(3), 2006; Chung et al., *Psychometrika* 78, 2013).
+//! Many strata outweigh the fixed prior; many runs that agree overrule both.
 //!
 //! **The bound** (`crate::projection::RunSpread`). The log-sd of a new run's
 //! deviation from the curve at N is taken as `w_K sd_l + w_F sd_d g(N)` with
@@ -267,7 +276,17 @@ pub fn spread(
     let ss_d = rate_sum_of_squares(runs, &rates);
     let fixed = prior.prior_sd * prior.prior_sd;
     let (prior_l, prior_d, weight) = match campaign {
-        Some(c) => (c.level_var, c.rate_var, c.df.min(prior.pool_max_runs)),
+        Some(c) => {
+            // The conjugate update of the fixed prior with the campaign's
+            // sums of squares (variance x degrees of freedom).
+            let with_fixed =
+                |v: f64| (c.df * v + prior.prior_runs * fixed) / (c.df + prior.prior_runs);
+            (
+                with_fixed(c.level_var),
+                with_fixed(c.rate_var),
+                c.df.min(prior.pool_max_runs),
+            )
+        }
         None => (fixed, fixed, prior.prior_runs),
     };
     let level = PooledVariance::update(ss_l, runs.len(), prior_l, weight);
@@ -380,6 +399,43 @@ mod tests {
         let many = divergences(&[-0.01, 0.01].repeat(10));
         let overruled = spread(&many, Some(&campaign), &PRIOR);
         assert!(overruled.rate_sd.powi(2) < 0.3 * campaign.rate_var);
+    }
+
+    /// Two strata of three runs whose rates differ no more than their noise
+    /// explains: the campaign's rate variance, net of the noise, is 0. The
+    /// stratum's prior is then the fixed one updated with that 0 over the
+    /// campaign's 4 degrees of freedom, not 0 itself: a new run keeps a
+    /// spread of rates. Twenty such strata (40 degrees of freedom) outweigh
+    /// the fixed prior and take the spread below half of that.
+    #[test]
+    fn a_campaign_whose_rates_agree_within_their_noise_does_not_pool_to_zero() {
+        let noisy = |rates: &[f64]| -> Vec<RunDivergence> {
+            divergences(rates)
+                .into_iter()
+                .map(|r| RunDivergence {
+                    rate_noise_var: 0.01,
+                    ..r
+                })
+                .collect()
+        };
+        let stratum = noisy(&[-0.02, 0.0, 0.02]);
+        let campaign = CampaignPrior::pool(&[stratum.clone(), stratum.clone()]).unwrap();
+        assert_eq!(campaign.rate_var, 0.0);
+        let pooled = spread(&stratum, Some(&campaign), &PRIOR);
+        // (4 x 0 + 3 x 0.01) / 7, weighted 4 against the stratum's 2 (0).
+        let expected = (4.0 * (3.0 * 0.01 / 7.0) / 6.0f64).sqrt();
+        assert!(
+            (pooled.rate_sd - expected).abs() < 1e-12,
+            "{}",
+            pooled.rate_sd
+        );
+        let many = CampaignPrior::pool(&vec![stratum.clone(); 20]).unwrap();
+        let outweighed = spread(&stratum, Some(&many), &PRIOR);
+        assert!(
+            outweighed.rate_sd < 0.5 * pooled.rate_sd,
+            "{}",
+            outweighed.rate_sd
+        );
     }
 
     #[test]
