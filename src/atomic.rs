@@ -22,6 +22,10 @@
 //! The temporary file is created with mode 0666 less the umask, as a plain
 //! `File::create` would be, not `tempfile`'s private 0600: a model file is
 //! meant to be shared with a group like any other file the user writes.
+//! A command that writes several new files (`calib budget --script-dir`,
+//! `calib stage`) writes them through [`CreatedFiles`]: when a later one
+//! fails, the ones it wrote before are removed again, and only those.
+//!
 //! Calib's own append-only timings files (probe) are not written here: each
 //! row must reach the disk as soon as its unit ends, see
 //! [`crate::timings::TimingsWriter`].
@@ -132,10 +136,64 @@ fn without_path(e: &std::io::Error) -> std::io::Error {
 
 /// Writes `bytes` to `path` atomically (see the module docs).
 pub(crate) fn write_file(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<()> {
-    write_file_with(path, if_exists, |file, _| {
+    write_bytes(path, bytes, if_exists).map(|_| ())
+}
+
+/// [`write_file`], returning the path the file was written at (where its
+/// links led).
+fn write_bytes(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<PathBuf> {
+    write_at_target(path, if_exists, |file, _| {
         file.write_all(bytes)
             .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
     })
+}
+
+/// The new files of one command that writes several (`calib budget
+/// --script-dir`, `calib stage`), removed again when the command fails before
+/// it [commits](CreatedFiles::commit) them: a failed run leaves no part of
+/// its files behind, so its retry is not refused for files that only the
+/// failure left (a job script, a trigger whose smoke was never written).
+///
+/// Each file is written with [`IfExists::Keep`], so a file written here did
+/// not exist before: only those are removed, never a file that was there.
+/// The removal happens on drop (an early return with `?`, a panic); a kill
+/// -9 leaves them.
+#[derive(Debug, Default)]
+pub(crate) struct CreatedFiles {
+    /// Where each file was written (its links followed), in order.
+    written: Vec<PathBuf>,
+}
+
+impl CreatedFiles {
+    /// Writes `bytes` to the new file `path` atomically; fails, with an I/O
+    /// error of kind `AlreadyExists`, when something is there already.
+    pub(crate) fn write_new(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
+        let target = write_bytes(path, bytes, IfExists::Keep)?;
+        self.written.push(target);
+        Ok(())
+    }
+
+    /// Everything the command writes has been written: its files stay.
+    pub(crate) fn commit(mut self) {
+        self.written.clear();
+    }
+}
+
+impl Drop for CreatedFiles {
+    fn drop(&mut self) {
+        for path in self.written.drain(..).rev() {
+            // The error that ended the command is the one reported; a file
+            // that cannot be removed is named, since it would refuse the retry.
+            if let Err(e) = std::fs::remove_file(&path) {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    crate::output::warn(format_args!(
+                        "{}: written before the failure and cannot be removed ({e}); remove it before running again",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// Writes `path` atomically with `fill`, which gets the temporary file open
@@ -146,6 +204,15 @@ pub(crate) fn write_file_with(
     if_exists: IfExists,
     fill: impl FnOnce(&mut File, &Path) -> Result<()>,
 ) -> Result<()> {
+    write_at_target(path, if_exists, fill).map(|_| ())
+}
+
+/// [`write_file_with`], returning the path the file was written at.
+fn write_at_target(
+    path: &Path,
+    if_exists: IfExists,
+    fill: impl FnOnce(&mut File, &Path) -> Result<()>,
+) -> Result<PathBuf> {
     let (target, shown, dir) = checked_target(path, if_exists)?;
     let failed = |e: std::io::Error| Error::io(format!("cannot write {shown}"), e);
     let name = target
@@ -185,7 +252,7 @@ pub(crate) fn write_file_with(
     if let Ok(folder) = File::open(&dir) {
         let _ = folder.sync_all();
     }
-    Ok(())
+    Ok(target)
 }
 
 /// Refuses, as [`write_file_with`] would, a path that cannot be written with
@@ -280,6 +347,40 @@ mod tests {
         );
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert_eq!(names_in(dir.path()), ["model.json"]);
+    }
+
+    #[test]
+    fn created_files_are_removed_unless_committed_and_only_they() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = dir.path().join("before.sh");
+        std::fs::write(&before, b"mine").unwrap();
+        {
+            let mut created = CreatedFiles::default();
+            created.write_new(&dir.path().join("a.sh"), b"a").unwrap();
+            // A file that was there is not written, and not removed after.
+            let e = created.write_new(&before, b"b").unwrap_err();
+            assert!(
+                matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists),
+                "{e}"
+            );
+            assert_eq!(names_in(dir.path()), ["a.sh", "before.sh"]);
+        }
+        assert_eq!(names_in(dir.path()), ["before.sh"]);
+        assert_eq!(std::fs::read(&before).unwrap(), b"mine");
+        // Through a link made ahead of its file: the file goes, the link stays.
+        std::os::unix::fs::symlink("real.sh", dir.path().join("link.sh")).unwrap();
+        {
+            let mut created = CreatedFiles::default();
+            created
+                .write_new(&dir.path().join("link.sh"), b"l")
+                .unwrap();
+            assert_eq!(names_in(dir.path()), ["before.sh", "link.sh", "real.sh"]);
+        }
+        assert_eq!(names_in(dir.path()), ["before.sh", "link.sh"]);
+        let mut created = CreatedFiles::default();
+        created.write_new(&dir.path().join("b.sh"), b"b").unwrap();
+        created.commit();
+        assert_eq!(names_in(dir.path()), ["b.sh", "before.sh", "link.sh"]);
     }
 
     #[test]

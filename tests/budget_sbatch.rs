@@ -240,6 +240,63 @@ fn script_dir_never_overwrites_a_job_script() {
     assert_eq!(names.len(), 1);
 }
 
+/// A write that fails after the job scripts (the plot, on a full disk)
+/// removes the job scripts this run wrote, and only those: left there, they
+/// refused the retry ("calib does not overwrite a job script") for scripts
+/// no one had seen. The full disk is a file-size limit between the scripts'
+/// size and the plot's, which stops root as well.
+#[test]
+fn a_failed_later_write_removes_the_job_scripts_it_wrote_and_the_retry_runs() {
+    let args = [
+        "--format",
+        "sbatch",
+        "--script-dir",
+        "jobs",
+        "--plot",
+        "budget.svg",
+    ];
+    let size = |path: &Path| std::fs::metadata(path).unwrap().len();
+    // The sizes of what the run writes, when nothing stops it.
+    let measured = tempfile::tempdir().unwrap();
+    let out = budget(measured.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let scripts: Vec<u64> = std::fs::read_dir(measured.path().join("jobs"))
+        .unwrap()
+        .map(|e| size(&e.unwrap().path()))
+        .collect();
+    assert_eq!(scripts.len(), 2);
+    let largest_script = *scripts.iter().max().unwrap();
+    let plot = size(&measured.path().join("budget.svg"));
+    assert!(largest_script < plot, "{scripts:?} {plot}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("jobs");
+    // A file of the user's in the folder, which the cleanup must not touch.
+    std::fs::create_dir(&jobs).unwrap();
+    std::fs::write(jobs.join("notes.txt"), "mine\n").unwrap();
+    let mut command = budget_bundled();
+    command.current_dir(dir.path()).args(args);
+    let out = common::limit_file_size(&mut command, (largest_script + plot) / 2)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("budget.svg"), "{}", stderr(&out));
+    let left: Vec<String> = std::fs::read_dir(&jobs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["notes.txt"], "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(jobs.join("notes.txt")).unwrap(),
+        "mine\n"
+    );
+    assert!(!dir.path().join("budget.svg").exists());
+
+    let out = budget(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_dir(&jobs).unwrap().count(), 3);
+}
+
 #[test]
 fn script_dir_is_for_the_sbatch_format() {
     let dir = tempfile::tempdir().unwrap();

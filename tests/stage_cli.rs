@@ -564,6 +564,61 @@ fn stage_refuses_a_smoke_whose_output_path_exists_already() {
     assert!(!here.join("stage").exists(), "nothing is written");
 }
 
+/// A smoke submission that cannot be written (a full disk) takes the
+/// trigger written before it away again: left there, the trigger refused the
+/// retry ("never overwrites a trigger ... (it may have run)") for a smoke
+/// that never existed. The full disk is a file-size limit between the two
+/// files' sizes, which stops root as well; the smoke is made the larger by a
+/// long --script path, which it holds and the trigger does not.
+#[test]
+fn a_smoke_that_cannot_be_written_takes_the_trigger_away_and_the_retry_runs() {
+    let script = format!("{}work.sh", "x/../".repeat(600));
+    let stage_in = |here: &Path, limit: Option<u64>| {
+        std::fs::create_dir_all(here.join("x")).unwrap();
+        write_file(here, "work.sh", "#!/bin/sh\n");
+        let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+        write_file(
+            here,
+            "stage2.sh",
+            format!(
+                "sbatch --array=0-2 --time=1:00:00 --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS=20,CALIB_GRID={} work.sh\n",
+                grid.display()
+            ),
+        );
+        let mut command = calib();
+        command
+            .args(["stage", "grid.toml", "--script", &script])
+            .args(["--stage2", "@stage2.sh", "--out-dir", "stage"])
+            .current_dir(here);
+        if let Some(bytes) = limit {
+            common::limit_file_size(&mut command, bytes);
+        }
+        command.output().unwrap()
+    };
+    let size = |path: PathBuf| std::fs::metadata(path).unwrap().len();
+    // The sizes of the two files, when nothing stops the writes: folders of
+    // one length, so that the paths the files hold are as long.
+    let measured = tempfile::tempdir().unwrap();
+    let out = stage_in(measured.path(), None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let trigger = size(measured.path().join("stage/stage2-trigger.toml"));
+    let smoke = size(measured.path().join("stage/stage1-smoke.sh"));
+    assert!(trigger < smoke, "trigger {trigger} bytes, smoke {smoke}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let out = stage_in(here, Some((trigger + smoke) / 2));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("stage1-smoke.sh"), "{}", stderr(&out));
+    assert!(!here.join("stage/stage2-trigger.toml").exists());
+    assert!(!here.join("stage/stage1-smoke.sh").exists());
+
+    let out = stage_in(here, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(here.join("stage/stage2-trigger.toml").exists());
+    assert!(here.join("stage/stage1-smoke.sh").exists());
+}
+
 /// The smoke's stratum and the trigger's reason for it, staged from a
 /// stage 2 of the lines `stage2`.
 fn smoke_choice(stage2: &str) -> (String, String) {

@@ -60,7 +60,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
-use crate::atomic::{write_file, IfExists};
+use crate::atomic::CreatedFiles;
 use crate::budget::export::{
     absolute, exported_variables, refuse_comma_in_export, script_argument, GRID_VARIABLE,
 };
@@ -834,7 +834,9 @@ impl Staged {
     /// Writes the trigger and the smoke submission, each atomically, and
     /// creates the logs' folder (sbatch does not). Refuses before writing
     /// either when one exists, and never replaces a file that appeared
-    /// since: a trigger written before stage 1 must stay as it was.
+    /// since: a trigger written before stage 1 must stay as it was. When the
+    /// smoke cannot be written (a full disk), the trigger written before it
+    /// is removed: it would refuse the retry, for a smoke that never existed.
     pub fn write(&self) -> Result<()> {
         let files = [
             (&self.trigger_path, &self.trigger_text),
@@ -855,14 +857,20 @@ impl Staged {
         }
         std::fs::create_dir_all(&self.log_dir)
             .map_err(|e| Error::io(format!("cannot create {}", self.log_dir.display()), e))?;
+        let mut created = CreatedFiles::default();
         for (path, text) in files {
-            write_file(path, text.as_bytes(), IfExists::Keep).map_err(|e| match e {
-                Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
-                    refuse(path)
-                }
-                other => other,
-            })?;
+            created
+                .write_new(path, text.as_bytes())
+                .map_err(|e| match e {
+                    Error::Io { source, .. }
+                        if source.kind() == std::io::ErrorKind::AlreadyExists =>
+                    {
+                        refuse(path)
+                    }
+                    other => other,
+                })?;
         }
+        created.commit();
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::atomic::{write_file, IfExists};
+use crate::atomic::CreatedFiles;
 use crate::budget::export::{job_scripts, ExportContext, Format, GridDerivation};
 use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
@@ -183,10 +183,15 @@ fn load_model(args: &BudgetArgs) -> Result<ModelFile> {
     load_model_file(args.model.as_deref(), "timings paths to fit on the fly")
 }
 
-/// Writes the job scripts of `--script-dir`, each atomically. Refuses before
-/// writing any when one of the files exists: a job script may have been
-/// edited or submitted, and calib does not overwrite it.
-fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path) -> Result<()> {
+/// Writes the job scripts of `--script-dir`, each atomically, into
+/// `created`. Refuses before writing any when one of the files exists: a job
+/// script may have been edited or submitted, and calib does not overwrite it.
+fn write_job_scripts(
+    plan: &budget::Budget,
+    context: &ExportContext,
+    dir: &Path,
+    created: &mut CreatedFiles,
+) -> Result<()> {
     let scripts = job_scripts(plan, context, dir);
     let refuse = |path: &Path| {
         Error::Refused(format!(
@@ -205,12 +210,14 @@ fn write_job_scripts(plan: &budget::Budget, context: &ExportContext, dir: &Path)
         .map_err(|e| Error::io(format!("cannot create --script-dir {}", dir.display()), e))?;
     for script in &scripts {
         // Keep: a file that appeared since the check above is still not replaced.
-        write_file(&script.path, script.text.as_bytes(), IfExists::Keep).map_err(|e| match e {
-            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
-                refuse(&script.path)
-            }
-            other => other,
-        })?;
+        created
+            .write_new(&script.path, script.text.as_bytes())
+            .map_err(|e| match e {
+                Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                    refuse(&script.path)
+                }
+                other => other,
+            })?;
     }
     Ok(())
 }
@@ -319,8 +326,13 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         },
         grid: grid_derivation(args)?,
     };
+    // A write that fails (a full disk) after the first job script removes
+    // the job scripts written before it: left there, they would refuse the
+    // retry. Committed before standard output, whose closing by a reader
+    // (`| head`) ends calib quietly and must not take the scripts with it.
+    let mut created = CreatedFiles::default();
     if let Some(dir) = &context.script_dir {
-        write_job_scripts(&plan, &context, dir)?;
+        write_job_scripts(&plan, &context, dir, &mut created)?;
         // The job scripts `exec` it: say now what would fail on the node.
         let runnable = std::fs::metadata(&context.script)
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
@@ -334,6 +346,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
     if let Some(path) = &args.plot {
         budget::plot::draw(&plan, path)?;
     }
+    created.commit();
     let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
     match args.format {
         Format::Table => output::write_table(export)?,

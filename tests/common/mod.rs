@@ -105,6 +105,33 @@ pub fn output_with_stdin(command: &mut Command, input: impl AsRef<[u8]>) -> Outp
     out
 }
 
+/// Limits each file `command` writes to `bytes` (RLIMIT_FSIZE): a write past
+/// it fails as a write to a full disk fails, with an error (EFBIG) rather
+/// than ENOSPC, and for root as for anyone, without a file system to fill.
+/// The signal such a write also raises (SIGXFSZ), which would kill the
+/// process, is ignored, as it is across the exec. Standard output and error
+/// are pipes in these tests, which the limit does not reach.
+pub fn limit_file_size(command: &mut Command, bytes: u64) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only async-signal-safe calls are made
+    // (setrlimit, signal), on values copied into the closure.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::signal(libc::SIGXFSZ, libc::SIG_IGN) == libc::SIG_ERR {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
 /// `calib ARGS` run in `dir`, as a user on the cluster runs it (with the
 /// test's environment: on the lab, that of its login node).
 #[allow(dead_code)]
