@@ -20,6 +20,26 @@
 //!   Slurm job runs that long; a larger value is a wrong unit (milliseconds,
 //!   an epoch timestamp) or a corrupted field.
 //!
+//! - [`MAX_MODEL_BYTES`], 256 MiB: a model file (`calib fit -o`, read by
+//!   `budget --model` and `resume --model`). `calib fit -o` writes about
+//!   4.6 KB per stratum (measured on the speed benchmark's 100 strata), so
+//!   the bound holds some 50,000 strata; `/dev/zero` or an endless stream
+//!   given as `--model` ends there. A model file has no line bound: JSON
+//!   made compact (`jq -c`) is one line, over 1 MiB from a few hundred
+//!   strata on.
+//!
+//! - [`SMOKE_FILE`], 256 MiB, no line bound: what a `calib stage` smoke task
+//!   left (its output, its log), read by `calib stage check`. A smoke runs
+//!   two tasks for a few units; a file beyond the bound fails its check as
+//!   unreadable, saying why, rather than filling memory. A log may hold a
+//!   progress bar's `\r`-separated "line" of any length.
+//! - [`JOB_SCRIPT`], 1 MiB: a job script of `calib budget --script-dir`,
+//!   read back by `calib resume --script-dir`. calib writes a few KB.
+//!
+//! Each kind of input names its bounds and what it is expected to be in a
+//! [`Bounds`]: [`TABLE`] for timings tables and the other text inputs,
+//! [`MODEL`], [`SMOKE_FILE`] and [`JOB_SCRIPT`].
+//!
 //! A timings table that is a regular file of [`MAP_MIN_BYTES`] or more is
 //! mapped into memory rather than copied ([`read_table_file_bounded`]), under
 //! the same bounds; see there for what that assumes.
@@ -34,6 +54,55 @@ pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The largest single input calib reads, in bytes.
 pub(crate) const MAX_INPUT_BYTES: u64 = 4 << 30;
+
+/// The largest model file calib reads, in bytes.
+pub(crate) const MAX_MODEL_BYTES: u64 = 256 << 20;
+
+/// The bounds of one kind of input, and what it is expected to be.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    /// The most bytes the input may hold.
+    pub(crate) max_bytes: u64,
+    /// The longest line, in bytes (at least [`BLOCK_BYTES`]); `None`: lines
+    /// are bounded by `max_bytes` alone.
+    pub(crate) max_line: Option<usize>,
+    /// What the input should be, for messages ("a text table").
+    pub(crate) expected: &'static str,
+    /// What to do about an input over `max_bytes`, for its message.
+    pub(crate) if_larger: &'static str,
+}
+
+/// A timings table, a sacct text, and the other text inputs.
+pub(crate) const TABLE: Bounds = Bounds {
+    max_bytes: MAX_INPUT_BYTES,
+    max_line: Some(MAX_LINE_BYTES),
+    expected: "a text table",
+    if_larger: "calib reads one input into memory: split it into several files",
+};
+
+/// A model file, as `calib fit -o` writes it (see [`MAX_MODEL_BYTES`]).
+pub(crate) const MODEL: Bounds = Bounds {
+    max_bytes: MAX_MODEL_BYTES,
+    max_line: None,
+    expected: "a model file (JSON, as calib fit -o writes it)",
+    if_larger: "calib fit -o writes about 5 KB per stratum; is it the model file?",
+};
+
+/// A smoke task's output or log (see the module docs).
+pub(crate) const SMOKE_FILE: Bounds = Bounds {
+    max_bytes: 256 << 20,
+    max_line: None,
+    expected: "a smoke task's output or log",
+    if_larger: "a smoke runs a few units; is it the file the task wrote?",
+};
+
+/// A job script of `calib budget --script-dir` (see the module docs).
+pub(crate) const JOB_SCRIPT: Bounds = Bounds {
+    max_bytes: 1 << 20,
+    max_line: None,
+    expected: "a job script as calib budget --script-dir writes it",
+    if_larger: "calib writes a few KB; give the folder calib budget --script-dir wrote",
+};
 
 /// The largest number of units in a run, or tasks in a stratum.
 pub(crate) const MAX_COUNT: u64 = 1_000_000_000;
@@ -62,9 +131,9 @@ pub(crate) fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Reads `reader` to its end, refusing a line longer than [`MAX_LINE_BYTES`] or
-/// more than [`MAX_INPUT_BYTES`] in all. `origin` names the input in messages;
-/// `size_hint` (a regular file's length) only saves reallocations.
+/// Reads `reader` to its end, refusing a line longer than `bounds.max_line`
+/// or more than `bounds.max_bytes` in all. `origin` names the input in
+/// messages; `size_hint` (a regular file's length) only saves reallocations.
 ///
 /// Works on anything readable, so a FIFO, a character device or standard input
 /// is read under the same bounds as a file: `/dev/zero` ends after 1 MiB with
@@ -73,13 +142,14 @@ pub(crate) fn read_bounded(
     reader: &mut dyn Read,
     origin: &Origin,
     size_hint: u64,
+    bounds: &Bounds,
 ) -> Result<Vec<u8>> {
-    if size_hint > MAX_INPUT_BYTES {
-        return Err(too_large(origin));
+    if size_hint > bounds.max_bytes {
+        return Err(too_large(origin, bounds));
     }
     let mut bytes = Vec::with_capacity(size_hint as usize);
     let mut chunk = vec![0u8; BLOCK_BYTES];
-    let mut lines = LineBound::default();
+    let mut lines = LineBound::new(bounds);
     loop {
         let n = match reader.read(&mut chunk) {
             Ok(0) => break,
@@ -90,10 +160,10 @@ pub(crate) fn read_bounded(
         let got = &chunk[..n];
         bytes.extend_from_slice(got);
         if let Some(at) = lines.check(got) {
-            return Err(line_too_long(origin, &bytes, bytes.len() - n + at));
+            return Err(line_too_long(origin, &bytes, bytes.len() - n + at, bounds));
         }
-        if bytes.len() as u64 > MAX_INPUT_BYTES {
-            return Err(too_large(origin));
+        if bytes.len() as u64 > bounds.max_bytes {
+            return Err(too_large(origin, bounds));
         }
     }
     Ok(bytes)
@@ -103,29 +173,39 @@ pub(crate) fn read_bounded(
 const BLOCK_BYTES: usize = 64 << 10;
 
 /// The length of the line still open at the end of the blocks checked so
-/// far. Blocks are smaller than the line bound, so a line held entirely
+/// far. Blocks are no larger than a line bound, so a line held entirely
 /// inside one block is short by construction: only the line running across
 /// block boundaries needs counting (its first and last line break per block).
-#[derive(Default)]
 struct LineBound {
     open_line: usize,
+    /// The bound; `None`: no line is too long.
+    max: Option<usize>,
 }
 
 impl LineBound {
+    fn new(bounds: &Bounds) -> LineBound {
+        debug_assert!(bounds.max_line.is_none_or(|max| max >= BLOCK_BYTES));
+        LineBound {
+            open_line: 0,
+            max: bounds.max_line,
+        }
+    }
+
     /// Checks the next block of the input; `Some(at)`, the place in the block
     /// where the line bound was crossed, refuses the input.
     fn check(&mut self, block: &[u8]) -> Option<usize> {
+        let max = self.max?;
         match block.iter().position(|&b| b == b'\n') {
             None => self.open_line += block.len(),
             Some(first) => {
-                if self.open_line + first > MAX_LINE_BYTES {
+                if self.open_line + first > max {
                     return Some(first);
                 }
                 let last = block.iter().rposition(|&b| b == b'\n').unwrap_or(first);
                 self.open_line = block.len() - last - 1;
             }
         }
-        (self.open_line > MAX_LINE_BYTES).then_some(block.len())
+        (self.open_line > max).then_some(block.len())
     }
 }
 
@@ -166,38 +246,39 @@ pub(crate) fn read_table_file_bounded(path: &Path, what: &str) -> Result<InputBy
     // Opened once: a FIFO (the `<(...)` of a shell) holds its data for one opening only.
     let (mut file, meta) = open_file(path, what)?;
     if !meta.is_file() || meta.len() < MAP_MIN_BYTES {
-        return read_open_file(&mut file, &meta, path, what).map(InputBytes::Read);
+        return read_open_file(&mut file, &meta, path, what, &TABLE).map(InputBytes::Read);
     }
     let origin = Origin::file(path);
-    if meta.len() > MAX_INPUT_BYTES {
-        return Err(too_large(&origin));
+    if meta.len() > TABLE.max_bytes {
+        return Err(too_large(&origin, &TABLE));
     }
-    let len = usize::try_from(meta.len()).map_err(|_| too_large(&origin))?;
+    let len = usize::try_from(meta.len()).map_err(|_| too_large(&origin, &TABLE))?;
     // SAFETY: a private, read-only map of `len` bytes, which the file held
     // when its length was taken just above; see the function's docs for
     // what a concurrent writer would do.
     let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }
         .map_err(|e| unreadable(path, what, e))?;
-    let mut lines = LineBound::default();
+    let mut lines = LineBound::new(&TABLE);
     for (k, block) in map.chunks(BLOCK_BYTES).enumerate() {
         if let Some(at) = lines.check(block) {
-            return Err(line_too_long(&origin, &map, k * BLOCK_BYTES + at));
+            return Err(line_too_long(&origin, &map, k * BLOCK_BYTES + at, &TABLE));
         }
     }
     Ok(InputBytes::Mapped(map))
 }
 
-/// Reads standard input under the bounds of [`read_bounded`].
-pub(crate) fn read_stdin_bounded() -> Result<Vec<u8>> {
-    read_bounded(&mut std::io::stdin().lock(), &Origin::Stdin, 0)
+/// Reads standard input under `bounds` (see [`read_bounded`]).
+pub(crate) fn read_stdin_bounded(bounds: &Bounds) -> Result<Vec<u8>> {
+    read_bounded(&mut std::io::stdin().lock(), &Origin::Stdin, 0, bounds)
 }
 
-/// Opens and reads a file the user named, under the bounds of [`read_bounded`].
-/// A file that cannot be opened or read is bad input (exit 2): the message says
-/// `cannot read {what}: <reason>` (`what`: "the grid", "it", ...).
-pub(crate) fn read_file_bounded(path: &Path, what: &str) -> Result<Vec<u8>> {
+/// Opens and reads a file the user named, under `bounds` (see
+/// [`read_bounded`]). A file that cannot be opened or read is bad input (exit
+/// 2): the message says `cannot read {what}: <reason>` (`what`: "the grid",
+/// "it", ...).
+pub(crate) fn read_file_bounded(path: &Path, what: &str, bounds: &Bounds) -> Result<Vec<u8>> {
     let (mut file, meta) = open_file(path, what)?;
-    read_open_file(&mut file, &meta, path, what)
+    read_open_file(&mut file, &meta, path, what, bounds)
 }
 
 /// The message of a file that cannot be opened or read.
@@ -225,23 +306,25 @@ fn read_open_file(
     meta: &std::fs::Metadata,
     path: &Path,
     what: &str,
+    bounds: &Bounds,
 ) -> Result<Vec<u8>> {
     // A FIFO or a device has no length: it is read like a stream, under the bounds.
     let hint = if meta.is_file() { meta.len() } else { 0 };
-    read_bounded(file, &Origin::file(path), hint).map_err(|e| match e {
+    read_bounded(file, &Origin::file(path), hint, bounds).map_err(|e| match e {
         Error::Io { source, .. } => unreadable(path, what, source),
         other => other,
     })
 }
 
-/// The bytes as UTF-8 text; invalid UTF-8 is bad input naming its line.
-pub(crate) fn into_text(bytes: Vec<u8>, origin: &Origin) -> Result<String> {
+/// The bytes as UTF-8 text; invalid UTF-8 is bad input naming its line and
+/// what `bounds` expected.
+pub(crate) fn into_text(bytes: Vec<u8>, origin: &Origin, bounds: &Bounds) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         Error::input(
             origin.clone(),
             Some(line_of(e.as_bytes(), at)),
-            "not UTF-8 text; expected a text table",
+            format!("not UTF-8 text; expected {}", bounds.expected),
         )
     })
 }
@@ -255,25 +338,37 @@ pub(crate) fn line_of(bytes: &[u8], at: usize) -> u64 {
         + 1
 }
 
-fn line_too_long(origin: &Origin, bytes: &[u8], at: usize) -> Error {
+/// A size in bytes as messages give a bound: in GiB or MiB when whole.
+fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b => format!("{b} bytes"),
+    }
+}
+
+fn line_too_long(origin: &Origin, bytes: &[u8], at: usize, bounds: &Bounds) -> Error {
     Error::input(
         origin.clone(),
         Some(line_of(bytes, at.saturating_sub(1))),
         format!(
-            "the line is longer than {} MiB without a line break; expected a text table \
+            "the line is longer than {} without a line break; expected {} \
              (is this a binary file, or a device such as /dev/zero?)",
-            MAX_LINE_BYTES >> 20
+            size_text(bounds.max_line.unwrap_or(usize::MAX) as u64),
+            bounds.expected
         ),
     )
 }
 
-fn too_large(origin: &Origin) -> Error {
+fn too_large(origin: &Origin, bounds: &Bounds) -> Error {
     Error::input(
         origin.clone(),
         None,
         format!(
-            "more than {} GiB; calib reads one input into memory: split it into several files",
-            MAX_INPUT_BYTES >> 30
+            "more than {}; expected {}: {}",
+            size_text(bounds.max_bytes),
+            bounds.expected,
+            bounds.if_larger
         ),
     )
 }
@@ -302,7 +397,7 @@ mod tests {
     fn a_long_line_is_refused_at_its_number() {
         let mut text = b"a\nb\n".to_vec();
         text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
-        let err = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0).unwrap_err();
+        let err = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0, &TABLE).unwrap_err();
         match err {
             Error::Input { line, .. } => assert_eq!(line, Some(3)),
             other => panic!("{other}"),
@@ -344,7 +439,7 @@ mod tests {
             }
             std::fs::write(&path, &bad).unwrap();
             let mapped = read_table_file_bounded(&path, "it");
-            let read = read_bounded(&mut bad.as_slice(), &Origin::file(&path), 0);
+            let read = read_bounded(&mut bad.as_slice(), &Origin::file(&path), 0, &TABLE);
             match (mapped, read) {
                 (Err(Error::Input { line: a, .. }), Err(Error::Input { line: b, .. })) => {
                     assert_eq!(a, b);
@@ -364,12 +459,12 @@ mod tests {
         let mut text = vec![b'x'; MAX_LINE_BYTES];
         text.push(b'\n');
         text.extend(vec![b'y'; MAX_LINE_BYTES]);
-        let got = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0).unwrap();
+        let got = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0, &TABLE).unwrap();
         assert_eq!(got.len(), 2 * MAX_LINE_BYTES + 1);
         // One more byte on the first line crosses the bound.
         let mut text = vec![b'x'; MAX_LINE_BYTES + 1];
         text.push(b'\n');
-        let err = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0).unwrap_err();
+        let err = read_bounded(&mut text.as_slice(), &Origin::Stdin, 0, &TABLE).unwrap_err();
         assert!(matches!(err, Error::Input { line: Some(1), .. }), "{err}");
     }
 }

@@ -490,16 +490,14 @@ impl ModelFile {
     }
 
     /// Reads and checks a model file. Bad files are input errors (exit 2)
-    /// naming the file, the stratum and the field.
+    /// naming the file, the stratum and the field; so is a file or stream
+    /// over the bound of a model file ([`crate::limits::MODEL`]).
     pub fn load(path: &Path) -> Result<ModelFile> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::input(
-                Origin::file(path),
-                None,
-                format!("cannot read the model file: {e}"),
-            )
-        })?;
-        json::parse(&text).map_err(|e| Error::input(Origin::file(path), e.line, e.message))
+        let origin = Origin::file(path);
+        let bounds = &crate::limits::MODEL;
+        let bytes = crate::limits::read_file_bounded(path, "the model file", bounds)?;
+        let text = crate::limits::into_text(bytes, &origin, bounds)?;
+        json::parse(&text).map_err(|e| Error::input(origin, e.line, e.message))
     }
 
     /// The file's text, as `calib fit -o` writes it.

@@ -579,3 +579,102 @@ fn audit_units_beyond_a_run_s_most_are_bad_usage() {
     let out = calib(&["audit", &sacct, "--units", "1000000000"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+// ---------------------------------------------------------------------------
+// Model files: read under a bound of their own, whatever their lines.
+// ---------------------------------------------------------------------------
+
+/// `calib budget --model /dev/stdin`, fed `total` bytes of `byte` (stopped
+/// early when calib closes its end), within 20 s.
+fn budget_model_from_stream(byte: u8, total: usize) -> Output {
+    use std::io::Write;
+    let mut command = common::calib();
+    command
+        .args(["budget", "--model", "/dev/stdin", "--units", "1"])
+        .args(["--partitions", "p 1:00:00"])
+        .stdin(std::process::Stdio::piped());
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let block = vec![byte; 1 << 16];
+        let mut sent = 0;
+        while sent < total && pipe.write_all(&block).is_ok() {
+            sent += block.len();
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("budget --model on a stream did not end within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// A model file is read under a bound fitted to it (256 MiB), not whole
+/// whatever its size: `--model /dev/zero` took 23 GB and was killed. A
+/// compact model (`jq -c`), a single line over 1 MiB, is read all the same.
+#[test]
+fn a_model_file_is_read_under_its_own_bound_and_a_one_line_model_is_read() {
+    // White space is JSON until its end: a stream of it, longer than the
+    // bound, is refused at the bound, naming the input and the bound. (It
+    // was read to its end, 400 MiB, and refused as JSON.)
+    let out = budget_model_from_stream(b' ', 400 << 20);
+    refused(&out, "/dev/stdin", &["more than 256 MiB", "model file"]);
+
+    let out = calib(&[
+        "budget",
+        "--model",
+        "/dev/zero",
+        "--units",
+        "1",
+        "-p",
+        "a 1",
+    ]);
+    refused(&out, "/dev/zero", &["model file"]);
+
+    // A model of the bundled data, compact, on one line of over 1 MiB.
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.json");
+    let out = calib(&[
+        "fit",
+        common::repo_file("data/spread-20.csv").to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let compact = serde_json::to_string(&value).unwrap();
+    let one_line = format!("{{{}{}", " ".repeat(2 << 20), &compact[1..]);
+    assert!(!one_line.contains('\n'));
+    let compact_path = write_arg(dir.path(), "compact.json", format!("{one_line}\n"));
+    let budget = |path: &str| {
+        calib(&[
+            "budget",
+            "--model",
+            path,
+            "--units",
+            "100",
+            "--partitions",
+            "p 7-00:00:00",
+            "-f",
+            "json",
+        ])
+    };
+    let (pretty, compact) = (budget(model.to_str().unwrap()), budget(&compact_path));
+    assert_eq!(compact.status.code(), Some(0), "{}", stderr(&compact));
+    let strata = |out: &Output| {
+        let doc: serde_json::Value = serde_json::from_str(&stdout(out)).unwrap();
+        doc["strata"].clone()
+    };
+    assert_eq!(strata(&compact), strata(&pretty));
+}

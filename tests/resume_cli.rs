@@ -587,6 +587,28 @@ fn job_scripts_of_budget_s_script_dir_are_what_resume_submits() {
     assert!(stdout(&out).is_empty());
 }
 
+/// A file in --script-dir under a job script's name is read under the bound
+/// of a job script (1 MiB), not whole whatever its size (a file of 2 GiB was
+/// read into memory), and refused naming it.
+#[test]
+fn a_job_script_past_its_bound_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("jobs");
+    std::fs::create_dir_all(&jobs).unwrap();
+    let huge = jobs.join("calib-dataset-Y.sh");
+    // A hole of 2 GiB: no disk space used.
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let out = resume(&["--format", "sbatch", "--script-dir", jobs.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains(&huge.display().to_string()), "{err}");
+    assert!(err.contains("more than 1 MiB"), "{err}");
+    assert!(stdout(&out).is_empty());
+}
+
 /// Probe rows of 3 runs x 20 units of `stratum`, each unit `per` seconds.
 fn probe_rows(stratum: &str, per: f64) -> String {
     let mut text = String::new();

@@ -232,6 +232,33 @@ fn bytes_that_are_not_utf8_in_a_log_or_a_record_are_not_an_unreadable_file() {
     assert!(!text.contains("no readable file"), "{text}");
 }
 
+/// A smoke's log or output is read under a bound (256 MiB), not whole
+/// whatever its size: past it the check fails as unreadable, saying why. A
+/// file the size of a disk was read into memory whole (a FIFO, or a device
+/// such as /dev/zero named by the trigger, until memory ran out).
+#[test]
+fn a_smoke_file_past_its_bound_is_unreadable_saying_why() {
+    let (dir, _, out) = staged(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let here = dir.path();
+    smoke_left(here, 84, [1, 1], true);
+    // The config line is there, then a hole of zeros (no disk space used).
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(here.join("stage/logs/smoke-84_1.out"))
+        .unwrap();
+    log.set_len(300 << 20).unwrap();
+    let out = check(here, &sacct(84, ["COMPLETED", "COMPLETED"]));
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}{}", stderr(&out));
+    let line = text
+        .lines()
+        .find(|l| l.contains("UNREADABLE"))
+        .unwrap_or("");
+    assert!(line.contains("smoke-84_1.out"), "{text}");
+    assert!(line.contains("more than 256 MiB"), "{text}");
+}
+
 #[test]
 fn two_tasks_writing_one_path_fail_with_the_seed_s_interpretation() {
     let (dir, _, _) = staged(&[]);

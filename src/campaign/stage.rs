@@ -878,8 +878,8 @@ impl Staged {
 impl Trigger {
     pub fn load(path: &Path) -> Result<Trigger> {
         let origin = Origin::file(path);
-        let bytes = crate::limits::read_file_bounded(path, "the trigger")?;
-        let text = crate::limits::into_text(bytes, &origin)?;
+        let bytes = crate::limits::read_file_bounded(path, "the trigger", &crate::limits::TABLE)?;
+        let text = crate::limits::into_text(bytes, &origin, &crate::limits::TABLE)?;
         let mut trigger: Trigger = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| {
                 text.as_bytes()[..s.start.min(text.len())]
@@ -1100,8 +1100,15 @@ const CLOCK_TOLERANCE_S: u64 = 60;
 /// A smoke task's output or log as text: bytes that are not UTF-8 (a
 /// progress bar's, a Latin-1 name in a record) become U+FFFD, so that the
 /// lines around them still count; a file that holds one is not unreadable.
-fn read_lossy(path: &Path) -> std::io::Result<String> {
-    std::fs::read(path).map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+/// Read under the bound of a smoke's file ([`crate::limits::SMOKE_FILE`]):
+/// `Err` says why a file cannot be read, for the check's detail.
+fn read_lossy(path: &Path) -> std::result::Result<String, String> {
+    match crate::limits::read_file_bounded(path, "it", &crate::limits::SMOKE_FILE) {
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        // The detail names the file already.
+        Err(Error::Input { message, .. }) => Err(message),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Evaluates every check of `trigger` against the smoke job and the files.
@@ -1226,9 +1233,9 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                                 }
                                 found.push(d);
                             }
-                            Err(_) => {
+                            Err(why) => {
                                 ok = false;
-                                found.push(format!("task {} no readable file", t.index));
+                                found.push(format!("task {} no readable file ({why})", t.index));
                             }
                         }
                     }
@@ -1244,10 +1251,10 @@ pub fn evaluate(trigger: &Trigger, smoke: &SmokeJob) -> Vec<Outcome> {
                         let path = log_path(trigger, smoke.job, t.index);
                         let seen = read_lossy(&path)
                             .map(|log| log.lines().any(|l| l.ends_with(&t.log_line)));
-                        let word = match seen {
-                            Ok(true) => "has it",
-                            Ok(false) => "LACKS it",
-                            Err(_) => "UNREADABLE",
+                        let word = match &seen {
+                            Ok(true) => "has it".to_string(),
+                            Ok(false) => "LACKS it".to_string(),
+                            Err(why) => format!("UNREADABLE ({why})"),
                         };
                         ok &= matches!(seen, Ok(true));
                         found.push(format!("task {} {} {word}", t.index, path.display()));

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::atomic::same_file;
 use crate::error::{Error, Origin, Result};
-use crate::limits::{into_text, read_file_bounded, read_stdin_bounded};
+use crate::limits::{into_text, read_file_bounded, read_stdin_bounded, TABLE};
 use crate::model::ModelFile;
 use crate::output;
 use crate::timings::{read_timings, IngestOptions, Timings};
@@ -42,13 +42,13 @@ pub(crate) fn load_model_file(model: Option<&Path>, instead: &str) -> Result<Mod
 /// the user named that cannot be read is bad input (exit 2), like bad text.
 pub(crate) fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
     if value == "-" {
-        let text = into_text(read_stdin_bounded()?, &Origin::Stdin)?;
+        let text = into_text(read_stdin_bounded(&TABLE)?, &Origin::Stdin, &TABLE)?;
         return Ok((text, Origin::Stdin));
     }
     if let Some(path) = value.strip_prefix('@') {
         let origin = Origin::file(path);
-        let bytes = read_file_bounded(path.as_ref(), &format!("the file given to {flag}"))?;
-        return Ok((into_text(bytes, &origin)?, origin));
+        let bytes = read_file_bounded(path.as_ref(), &format!("the file given to {flag}"), &TABLE)?;
+        return Ok((into_text(bytes, &origin, &TABLE)?, origin));
     }
     Ok((value.to_string(), Origin::Argument(flag.to_string())))
 }

@@ -653,8 +653,7 @@ pub fn check_grid(plan: &ResumePlan, grid: &budget::grid::Grid, path: &str) -> R
 pub fn job_scripts_in(plan: &ResumePlan, dir: &Path) -> Result<BTreeMap<String, String>> {
     let mut scripts = BTreeMap::new();
     for s in plan.strata.iter().filter(|s| s.submittable()) {
-        let found = budget::export::written_job_script(dir, &s.stratum)
-            .map_err(|e| Error::io(dir.display().to_string(), e))?;
+        let found = budget::export::written_job_script(dir, &s.stratum)?;
         let Some(path) = found else {
             return Err(Error::Refused(format!(
                 "--script-dir: no job script in {} exports stratum `{}` (calib budget names it {}.sh, or -2, -3, ... after it where strata's job names are the same); give the folder calib budget --script-dir wrote, or --script",

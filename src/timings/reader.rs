@@ -60,7 +60,7 @@ use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
     excerpt, line_of, read_stdin_bounded, read_table_file_bounded, InputBytes, MAX_COUNT,
-    MAX_SECONDS, MAX_SECONDS_TEXT,
+    MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -445,7 +445,7 @@ fn parquet_refused(origin: Origin) -> Error {
 
 fn read_source(path: &Path) -> Result<(Origin, InputBytes)> {
     let (origin, bytes) = if path.as_os_str() == "-" {
-        (Origin::Stdin, InputBytes::Read(read_stdin_bounded()?))
+        (Origin::Stdin, InputBytes::Read(read_stdin_bounded(&TABLE)?))
     } else if has_extension(path, "parquet") {
         // By name, before reading anything.
         return Err(parquet_refused(Origin::file(path)));

@@ -391,7 +391,9 @@ fn job_script_name(base: &str, n: usize) -> String {
 /// name a stratum got depends on the other strata of that budget, so the
 /// name alone cannot tell: `calib resume` submitting another stratum's
 /// script would run that stratum's cell. `None` when no file there is it.
-pub fn written_job_script(dir: &Path, stratum: &str) -> std::io::Result<Option<PathBuf>> {
+/// Each file is read under the bound of a job script
+/// ([`crate::limits::JOB_SCRIPT`]).
+pub fn written_job_script(dir: &Path, stratum: &str) -> crate::error::Result<Option<PathBuf>> {
     let base = job_name(stratum);
     let wanted = format!("CALIB_STRATUM={}", stratum_variable(stratum));
     for n in 1.. {
@@ -399,7 +401,9 @@ pub fn written_job_script(dir: &Path, stratum: &str) -> std::io::Result<Option<P
         if !path.is_file() {
             return Ok(None);
         }
-        let text = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
+        let bytes =
+            crate::limits::read_file_bounded(&path, "the job script", &crate::limits::JOB_SCRIPT)?;
+        let text = String::from_utf8_lossy(&bytes);
         let exports_it = text.lines().any(|line| {
             line.starts_with("export CALIB_STRATUM=")
                 && shlex::split(line).is_some_and(|words| words == ["export", wanted.as_str()])
