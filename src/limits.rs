@@ -19,7 +19,6 @@
 //!   measured (a timings row's `elapsed_s` or `unit_s`, a sacct `Elapsed`). No
 //!   Slurm job runs that long; a larger value is a wrong unit (milliseconds,
 //!   an epoch timestamp) or a corrupted field.
-//!
 //! - [`MAX_MODEL_BYTES`], 256 MiB: a model file (`calib fit -o`, read by
 //!   `budget --model` and `resume --model`). `calib fit -o` writes about
 //!   4.6 KB per stratum (measured on the speed benchmark's 100 strata), so
@@ -27,7 +26,6 @@
 //!   given as `--model` ends there. A model file has no line bound: JSON
 //!   made compact (`jq -c`) is one line, over 1 MiB from a few hundred
 //!   strata on.
-//!
 //! - [`SMOKE_FILE`], 256 MiB, no line bound: what a `calib stage` smoke task
 //!   left (its output, its log), read by `calib stage check`. A smoke runs
 //!   two tasks for a few units; a file beyond the bound fails its check as
@@ -35,10 +33,33 @@
 //!   progress bar's `\r`-separated "line" of any length.
 //! - [`JOB_SCRIPT`], 1 MiB: a job script of `calib budget --script-dir`,
 //!   read back by `calib resume --script-dir`. calib writes a few KB.
+//! - Inputs small by nature get bounds fitted to them, so that a stream of
+//!   text (`yes`) given for one ends in a moment, not at 4 GiB:
+//!   [`PARTITIONS`], 16 MiB: a partition list; its largest accepted layouts
+//!   (`scontrol show partition`, sinfo's `%all`) take about 1 KB per
+//!   partition, and the lists of real clusters in `tests/data/slurm` are 0.3
+//!   to 1.6 KB. [`GRID`], 64 MiB: a sizes CSV (about 100 bytes per stratum)
+//!   or a campaign's grid.toml (its axes, not its cells), and the stage-2
+//!   submission of `calib stage --stage2` (budget's sbatch lines and comments,
+//!   about 1 KB per stratum): beyond the strata a model file holds.
+//!   [`TRIGGER`], 16 MiB: the stage-2 trigger `calib stage` writes (its
+//!   checks and stage 2's `sbatch` lines, some 300 bytes per stratum).
+//!
+//! **NUL bytes.** No text calib reads holds a NUL byte (a JSON string or a
+//! CSV field never does), while binary files (`/dev/urandom`, an image, a
+//! file pre-allocated and never written) hold them within their first
+//! kilobytes. An input read as text is refused at its first NUL byte, naming
+//! the line, as soon as the block holding it is read ([`read_bounded`]): a
+//! binary stream ends there, not at 4 GiB (`calib grid show /dev/urandom` read
+//! 4.2 GB in 25 s). A smoke's log is read lossily and may hold them. A
+//! timings table mapped from its file is not scanned for them in advance,
+//! which would be a serial pass over every byte before the parallel parse:
+//! the reader refuses each NUL at its line as it parses (its fast path stops
+//! at one), with the same message ([`nul_byte`]).
 //!
 //! Each kind of input names its bounds and what it is expected to be in a
-//! [`Bounds`]: [`TABLE`] for timings tables and the other text inputs,
-//! [`MODEL`], [`SMOKE_FILE`] and [`JOB_SCRIPT`].
+//! [`Bounds`]: [`TABLE`] for timings tables and sacct text, [`MODEL`],
+//! [`PARTITIONS`], [`GRID`], [`TRIGGER`], [`SMOKE_FILE`] and [`JOB_SCRIPT`].
 //!
 //! A timings table that is a regular file of [`MAP_MIN_BYTES`] or more is
 //! mapped into memory rather than copied ([`read_table_file_bounded`]), under
@@ -66,42 +87,90 @@ pub(crate) struct Bounds {
     /// The longest line, in bytes (at least [`BLOCK_BYTES`]); `None`: lines
     /// are bounded by `max_bytes` alone.
     pub(crate) max_line: Option<usize>,
+    /// Whether a NUL byte refuses the input: it is read as text.
+    pub(crate) text: bool,
     /// What the input should be, for messages ("a text table").
     pub(crate) expected: &'static str,
     /// What to do about an input over `max_bytes`, for its message.
     pub(crate) if_larger: &'static str,
+    /// Names a binary format the reader knows (a Parquet table given as
+    /// timings) from the bytes read up to the first NUL byte, whose refusal
+    /// is then this error rather than "not a text file".
+    pub(crate) binary_format: Option<BinaryFormat>,
 }
 
-/// A timings table, a sacct text, and the other text inputs.
+/// See [`Bounds::binary_format`].
+pub(crate) type BinaryFormat = fn(&Origin, &[u8]) -> Option<Error>;
+
+/// A timings table or a sacct text.
 pub(crate) const TABLE: Bounds = Bounds {
     max_bytes: MAX_INPUT_BYTES,
     max_line: Some(MAX_LINE_BYTES),
+    text: true,
     expected: "a text table",
     if_larger: "calib reads one input into memory: split it into several files",
+    binary_format: None,
 };
 
 /// A model file, as `calib fit -o` writes it (see [`MAX_MODEL_BYTES`]).
 pub(crate) const MODEL: Bounds = Bounds {
     max_bytes: MAX_MODEL_BYTES,
     max_line: None,
+    text: true,
     expected: "a model file (JSON, as calib fit -o writes it)",
     if_larger: "calib fit -o writes about 5 KB per stratum; is it the model file?",
+    binary_format: None,
+};
+
+/// A partition list (see the module docs).
+pub(crate) const PARTITIONS: Bounds = Bounds {
+    max_bytes: 16 << 20,
+    max_line: Some(MAX_LINE_BYTES),
+    text: true,
+    expected: "a partition list (sinfo -h -o '%P %l')",
+    if_larger: "a cluster's list is a few KB; is it the file you meant?",
+    binary_format: None,
+};
+
+/// A sizes CSV, a campaign grid, a stage-2 submission (see the module docs).
+pub(crate) const GRID: Bounds = Bounds {
+    max_bytes: 64 << 20,
+    max_line: Some(MAX_LINE_BYTES),
+    text: true,
+    expected: "a text file (a grid, or calib budget's sbatch lines)",
+    if_larger: "that is more strata than a model file holds; is it the file you meant?",
+    binary_format: None,
+};
+
+/// The stage-2 trigger (see the module docs).
+pub(crate) const TRIGGER: Bounds = Bounds {
+    max_bytes: 16 << 20,
+    max_line: Some(MAX_LINE_BYTES),
+    text: true,
+    expected: "a stage-2 trigger as calib stage writes it",
+    if_larger: "calib stage writes a few KB; is it the trigger?",
+    binary_format: None,
 };
 
 /// A smoke task's output or log (see the module docs).
 pub(crate) const SMOKE_FILE: Bounds = Bounds {
     max_bytes: 256 << 20,
     max_line: None,
+    // Read lossily: a log left with a hole of zeros still shows its lines.
+    text: false,
     expected: "a smoke task's output or log",
     if_larger: "a smoke runs a few units; is it the file the task wrote?",
+    binary_format: None,
 };
 
 /// A job script of `calib budget --script-dir` (see the module docs).
 pub(crate) const JOB_SCRIPT: Bounds = Bounds {
     max_bytes: 1 << 20,
     max_line: None,
+    text: true,
     expected: "a job script as calib budget --script-dir writes it",
     if_larger: "calib writes a few KB; give the folder calib budget --script-dir wrote",
+    binary_format: None,
 };
 
 /// The largest number of units in a run, or tasks in a stratum.
@@ -131,8 +200,9 @@ pub(crate) fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Reads `reader` to its end, refusing a line longer than `bounds.max_line`
-/// or more than `bounds.max_bytes` in all. `origin` names the input in
+/// Reads `reader` to its end, refusing a line longer than `bounds.max_line`,
+/// more than `bounds.max_bytes` in all and, for text, a NUL byte, each as
+/// soon as the block that holds it is read. `origin` names the input in
 /// messages; `size_hint` (a regular file's length) only saves reallocations.
 ///
 /// Works on anything readable, so a FIFO, a character device or standard input
@@ -159,6 +229,14 @@ pub(crate) fn read_bounded(
         };
         let got = &chunk[..n];
         bytes.extend_from_slice(got);
+        // `contains` on bytes is a memchr: a pass over a block already in cache.
+        if bounds.text && got.contains(&0) {
+            if let Some(refusal) = bounds.binary_format.and_then(|named| named(origin, &bytes)) {
+                return Err(refusal);
+            }
+            let at = bytes.len() - n + got.iter().position(|&b| b == 0).unwrap_or(0);
+            return Err(nul_byte(origin, line_of(&bytes, at), bounds));
+        }
         if let Some(at) = lines.check(got) {
             return Err(line_too_long(origin, &bytes, bytes.len() - n + at, bounds));
         }
@@ -242,26 +320,30 @@ impl std::ops::Deref for InputBytes {
 /// meanwhile, or a read error of the storage, would end calib with SIGBUS
 /// rather than a message, and one that rewrote it in place would have calib
 /// parse bytes that change under it.
-pub(crate) fn read_table_file_bounded(path: &Path, what: &str) -> Result<InputBytes> {
+pub(crate) fn read_table_file_bounded(
+    path: &Path,
+    what: &str,
+    bounds: &Bounds,
+) -> Result<InputBytes> {
     // Opened once: a FIFO (the `<(...)` of a shell) holds its data for one opening only.
     let (mut file, meta) = open_file(path, what)?;
     if !meta.is_file() || meta.len() < MAP_MIN_BYTES {
-        return read_open_file(&mut file, &meta, path, what, &TABLE).map(InputBytes::Read);
+        return read_open_file(&mut file, &meta, path, what, bounds).map(InputBytes::Read);
     }
     let origin = Origin::file(path);
-    if meta.len() > TABLE.max_bytes {
-        return Err(too_large(&origin, &TABLE));
+    if meta.len() > bounds.max_bytes {
+        return Err(too_large(&origin, bounds));
     }
-    let len = usize::try_from(meta.len()).map_err(|_| too_large(&origin, &TABLE))?;
+    let len = usize::try_from(meta.len()).map_err(|_| too_large(&origin, bounds))?;
     // SAFETY: a private, read-only map of `len` bytes, which the file held
     // when its length was taken just above; see the function's docs for
     // what a concurrent writer would do.
     let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }
         .map_err(|e| unreadable(path, what, e))?;
-    let mut lines = LineBound::new(&TABLE);
+    let mut lines = LineBound::new(bounds);
     for (k, block) in map.chunks(BLOCK_BYTES).enumerate() {
         if let Some(at) = lines.check(block) {
-            return Err(line_too_long(&origin, &map, k * BLOCK_BYTES + at, &TABLE));
+            return Err(line_too_long(&origin, &map, k * BLOCK_BYTES + at, bounds));
         }
     }
     Ok(InputBytes::Mapped(map))
@@ -338,6 +420,20 @@ pub(crate) fn line_of(bytes: &[u8], at: usize) -> u64 {
         + 1
 }
 
+/// The refusal of a text input at the line of its first NUL byte; the
+/// timings reader, which meets them as it parses a mapped table, says the same.
+pub(crate) fn nul_byte(origin: &Origin, line: u64, bounds: &Bounds) -> Error {
+    Error::input(
+        origin.clone(),
+        Some(line),
+        format!(
+            "a NUL byte: not a text file (a binary file, or one whose end a crash left \
+             zero-filled: remove the NUL bytes, e.g. with tr -d '\\000'); expected {}",
+            bounds.expected
+        ),
+    )
+}
+
 /// A size in bytes as messages give a bound: in GiB or MiB when whole.
 fn size_text(bytes: u64) -> String {
     match bytes {
@@ -348,6 +444,18 @@ fn size_text(bytes: u64) -> String {
 }
 
 fn line_too_long(origin: &Origin, bytes: &[u8], at: usize, bounds: &Bounds) -> Error {
+    // A long line of a text input that holds a NUL byte (a mapped table's
+    // lines are bounded before any NUL is looked for) is a binary file's.
+    let at = at.min(bytes.len());
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    if let Some(nul) = bytes[start..at].iter().position(|&b| b == 0) {
+        if bounds.text {
+            return nul_byte(origin, line_of(bytes, start + nul), bounds);
+        }
+    }
     Error::input(
         origin.clone(),
         Some(line_of(bytes, at.saturating_sub(1))),
@@ -420,7 +528,7 @@ mod tests {
             text.extend(line(37));
         }
         std::fs::write(&path, &text).unwrap();
-        match read_table_file_bounded(&path, "it").unwrap() {
+        match read_table_file_bounded(&path, "it", &TABLE).unwrap() {
             InputBytes::Mapped(map) => assert_eq!(&map[..], &text[..]),
             InputBytes::Read(_) => panic!("a table of {} bytes was not mapped", text.len()),
         }
@@ -438,7 +546,7 @@ mod tests {
                 bad.pop();
             }
             std::fs::write(&path, &bad).unwrap();
-            let mapped = read_table_file_bounded(&path, "it");
+            let mapped = read_table_file_bounded(&path, "it", &TABLE);
             let read = read_bounded(&mut bad.as_slice(), &Origin::file(&path), 0, &TABLE);
             match (mapped, read) {
                 (Err(Error::Input { line: a, .. }), Err(Error::Input { line: b, .. })) => {

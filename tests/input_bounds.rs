@@ -354,7 +354,7 @@ fn a_fifo_in_a_timings_folder_is_skipped_not_waited_on() {
 #[test]
 fn dev_zero_ends_promptly_as_bad_input_everywhere() {
     let out = calib(&["fit", "/dev/zero"]);
-    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    refused(&out, "/dev/zero, line 1", &["a NUL byte: not a text file"]);
     let out = calib(&[
         "budget",
         "/dev/zero",
@@ -363,11 +363,156 @@ fn dev_zero_ends_promptly_as_bad_input_everywhere() {
         "--partitions",
         "p 1:00:00",
     ]);
-    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    refused(&out, "/dev/zero, line 1", &["a NUL byte: not a text file"]);
     let out = calib(&["budget", "--model", "x", "--partitions", "@/dev/zero"]);
-    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    refused(&out, "/dev/zero, line 1", &["a NUL byte: not a text file"]);
     let out = calib(&["audit", "@/dev/zero"]);
-    refused(&out, "/dev/zero, line 1", &["longer than 1 MiB"]);
+    refused(&out, "/dev/zero, line 1", &["a NUL byte: not a text file"]);
+}
+
+/// A binary stream is refused at its first NUL byte, naming the line, in
+/// every command that reads text: it was read up to the 4 GiB bound first
+/// (`grid show /dev/urandom`: 25 s and 4.2 GB, then "more than 4 GiB").
+#[test]
+fn a_binary_stream_ends_at_its_first_nul_byte_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.json");
+    let out = calib(&[
+        "fit",
+        common::repo_file("data/spread-20.csv").to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let model = model.to_str().unwrap();
+    let commands: [&[&str]; 8] = [
+        &["grid", "show", "/dev/urandom"],
+        &["fit", "/dev/urandom"],
+        &["audit", "@/dev/urandom"],
+        &[
+            "budget",
+            "--model",
+            model,
+            "--units",
+            "1",
+            "--partitions",
+            "@/dev/urandom",
+        ],
+        &[
+            "budget",
+            "--model",
+            "/dev/urandom",
+            "--units",
+            "1",
+            "-p",
+            "p 1:00:00",
+        ],
+        &[
+            "budget",
+            "--model",
+            model,
+            "--grid",
+            "/dev/urandom",
+            "-p",
+            "p 1:00:00",
+        ],
+        &["stage", "check", "/dev/urandom", "--sacct", "x"],
+        &[
+            "resume",
+            "--model",
+            model,
+            "--timings",
+            "/dev/urandom",
+            "--sacct",
+            "x",
+            "--units",
+            "10",
+            "-p",
+            "p 1:00:00",
+        ],
+    ];
+    for args in commands {
+        let out = output_within(common::calib().args(args), Duration::from_secs(5));
+        let err = refused(
+            &out,
+            "/dev/urandom, line ",
+            &["a NUL byte: not a text file"],
+        );
+        assert!(err.lines().count() == 1, "{args:?}: {err}");
+    }
+}
+
+/// An input small by nature has a bound fitted to it: a partition list
+/// ends at 16 MiB (an endless `yes` was read to 4 GiB), a grid at 64 MiB.
+#[test]
+fn small_inputs_end_at_bounds_fitted_to_them() {
+    use std::io::Write;
+    let feed = |args: &[&str], total: usize| {
+        let mut child = common::calib()
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || {
+            let block = b"y\n".repeat(1 << 15);
+            let mut sent = 0;
+            while sent < total && pipe.write_all(&block).is_ok() {
+                sent += block.len();
+            }
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        out
+    };
+    let out = feed(
+        &[
+            "budget",
+            "--model",
+            "m.json",
+            "--units",
+            "1",
+            "--partitions",
+            "-",
+        ],
+        64 << 20,
+    );
+    refused(&out, "<stdin>", &["more than 16 MiB", "partition list"]);
+    let out = feed(&["grid", "show", "/dev/stdin"], 128 << 20);
+    refused(&out, "/dev/stdin", &["more than 64 MiB"]);
+}
+
+/// A table whose end is a run of NUL bytes (a crash that left it
+/// zero-filled, a file pre-allocated) is refused at the line of the first,
+/// small (read) or large (mapped) alike: the small one was skipped as a torn
+/// last line, with a warning that every earlier row was kept.
+#[test]
+fn a_table_ending_in_nul_bytes_is_refused_at_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut small = format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n").into_bytes();
+    small.extend([0u8; 4096]);
+    let f = write_arg(dir.path(), "small.csv", &small);
+    refused(&calib(&["fit", &f]), "small.csv, line 4", &["a NUL byte"]);
+    // Over 1 MiB, mapped: 80,000 rows, then the zeros.
+    let mut large = format!("{HEADER}\n");
+    for unit in 1..=80_000 {
+        large.push_str(&format!("r1,d=a,{unit},{}\n", unit * 10));
+    }
+    let mut large = large.into_bytes();
+    assert!(large.len() > 1 << 20);
+    large.extend([0u8; 4096]);
+    let f = write_arg(dir.path(), "large.csv", &large);
+    refused(
+        &calib(&["fit", &f]),
+        "large.csv, line 80002",
+        &["a NUL byte"],
+    );
+    // And a NUL line inside either, before its rows are counted.
+    let text = format!("{HEADER}\nr1,d=a,1,10\n\0\0\nr1,d=a,2,20\n");
+    let f = write_arg(dir.path(), "mid.csv", &text);
+    refused(&calib(&["fit", &f]), "mid.csv, line 3", &["a NUL byte"]);
 }
 
 #[test]

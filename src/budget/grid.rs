@@ -76,8 +76,8 @@ impl Grid {
             return Ok(Grid::from_campaign(&CampaignGrid::load(path)?));
         }
         let origin = Origin::file(path);
-        let bytes = crate::limits::read_file_bounded(path, "the grid", &crate::limits::TABLE)?;
-        let text = crate::limits::into_text(bytes, &origin, &crate::limits::TABLE)?;
+        let bytes = crate::limits::read_file_bounded(path, "the grid", &crate::limits::GRID)?;
+        let text = crate::limits::into_text(bytes, &origin, &crate::limits::GRID)?;
         Grid::parse(&text, origin)
     }
 

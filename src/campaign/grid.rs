@@ -313,8 +313,8 @@ pub fn cell_tag(values: &[(String, String)]) -> String {
 impl CampaignGrid {
     pub fn load(path: &Path) -> Result<CampaignGrid> {
         let origin = Origin::file(path);
-        let bytes = crate::limits::read_file_bounded(path, "the grid", &crate::limits::TABLE)?;
-        let text = crate::limits::into_text(bytes, &origin, &crate::limits::TABLE)?;
+        let bytes = crate::limits::read_file_bounded(path, "the grid", &crate::limits::GRID)?;
+        let text = crate::limits::into_text(bytes, &origin, &crate::limits::GRID)?;
         CampaignGrid::parse(&text, origin)
     }
 

@@ -878,8 +878,8 @@ impl Staged {
 impl Trigger {
     pub fn load(path: &Path) -> Result<Trigger> {
         let origin = Origin::file(path);
-        let bytes = crate::limits::read_file_bounded(path, "the trigger", &crate::limits::TABLE)?;
-        let text = crate::limits::into_text(bytes, &origin, &crate::limits::TABLE)?;
+        let bytes = crate::limits::read_file_bounded(path, "the trigger", &crate::limits::TRIGGER)?;
+        let text = crate::limits::into_text(bytes, &origin, &crate::limits::TRIGGER)?;
         let mut trigger: Trigger = toml::from_str(&text).map_err(|e| {
             let line = e.span().map(|s| {
                 text.as_bytes()[..s.start.min(text.len())]

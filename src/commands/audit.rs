@@ -127,7 +127,7 @@ pub struct AuditArgs {
 
 pub fn run(args: &AuditArgs) -> Result<i32> {
     let (text, origin) = match args.sacct.as_deref() {
-        Some(value) => read_text_argument(value, "SACCT")?,
+        Some(value) => read_text_argument(value, "SACCT", &crate::limits::TABLE)?,
         None => SacctQuery {
             jobs: args.jobs.clone(),
             since: args.since.clone(),
@@ -161,7 +161,8 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
     };
     let partitions = match &args.partitions {
         Some(value) => {
-            let (text, origin) = read_text_argument(value, "--partitions")?;
+            let (text, origin) =
+                read_text_argument(value, "--partitions", &crate::limits::PARTITIONS)?;
             Some(parse_partitions(&text, &origin)?)
         }
         None => None,

@@ -38,7 +38,8 @@ impl PartitionArgs {
     /// The partition list read from `--partitions`, and the choice among
     /// them that the other two flags make (`None`: the default family).
     pub fn load(&self) -> error::Result<(PartitionList, Option<PartitionSelector>)> {
-        let (text, origin) = read_text_argument(&self.partitions, "--partitions")?;
+        let (text, origin) =
+            read_text_argument(&self.partitions, "--partitions", &crate::limits::PARTITIONS)?;
         let partitions = parse_partitions(&text, &origin)?;
         let selector = match (&self.partition_family, &self.partition_regex) {
             (Some(family), _) => Some(PartitionSelector::Family(family.clone())),

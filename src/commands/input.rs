@@ -3,14 +3,16 @@
 //! audit SACCT`), timings paths and the model file.
 //!
 //! Files and standard input are read under [`crate::limits`]: lines of at most
-//! 1 MiB, 4 GiB in all, so that `@/dev/zero` or a stream without newlines ends
-//! with a message instead of filling memory.
+//! 1 MiB, no NUL byte, and a total fitted to what the argument holds (4 GiB
+//! for sacct's text, 16 MiB for a partition list), so that `@/dev/zero`,
+//! `@/dev/urandom` or an endless stream ends with a message instead of
+//! filling memory.
 
 use std::path::{Path, PathBuf};
 
 use crate::atomic::same_file;
 use crate::error::{Error, Origin, Result};
-use crate::limits::{into_text, read_file_bounded, read_stdin_bounded, TABLE};
+use crate::limits::{into_text, read_file_bounded, read_stdin_bounded, Bounds};
 use crate::model::ModelFile;
 use crate::output;
 use crate::timings::{read_timings, IngestOptions, Timings};
@@ -38,17 +40,22 @@ pub(crate) fn load_model_file(model: Option<&Path>, instead: &str) -> Result<Mod
     ModelFile::load(path)
 }
 
-/// Reads such an argument. `flag` names it in messages (`--partitions`). A file
+/// Reads such an argument. `flag` names it in messages (`--partitions`);
+/// `bounds` are those of what it holds (`crate::limits::PARTITIONS`). A file
 /// the user named that cannot be read is bad input (exit 2), like bad text.
-pub(crate) fn read_text_argument(value: &str, flag: &str) -> Result<(String, Origin)> {
+pub(crate) fn read_text_argument(
+    value: &str,
+    flag: &str,
+    bounds: &Bounds,
+) -> Result<(String, Origin)> {
     if value == "-" {
-        let text = into_text(read_stdin_bounded(&TABLE)?, &Origin::Stdin, &TABLE)?;
+        let text = into_text(read_stdin_bounded(bounds)?, &Origin::Stdin, bounds)?;
         return Ok((text, Origin::Stdin));
     }
     if let Some(path) = value.strip_prefix('@') {
         let origin = Origin::file(path);
-        let bytes = read_file_bounded(path.as_ref(), &format!("the file given to {flag}"), &TABLE)?;
-        return Ok((into_text(bytes, &origin, &TABLE)?, origin));
+        let bytes = read_file_bounded(path.as_ref(), &format!("the file given to {flag}"), bounds)?;
+        return Ok((into_text(bytes, &origin, bounds)?, origin));
     }
     Ok((value.to_string(), Origin::Argument(flag.to_string())))
 }

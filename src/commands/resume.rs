@@ -181,7 +181,7 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         ));
     }
     let sacct = match (&args.sacct, &args.jobs) {
-        (Some(value), _) => Some(read_text_argument(value, "--sacct")?),
+        (Some(value), _) => Some(read_text_argument(value, "--sacct", &crate::limits::TABLE)?),
         (None, Some(jobs)) => Some(
             SacctQuery {
                 jobs: Some(jobs.clone()),

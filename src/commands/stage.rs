@@ -176,7 +176,7 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
         }
         Err(e) => return Err(smoke_time(e.to_string())),
     }
-    let (text, origin) = read_text_argument(stage2, "--stage2")?;
+    let (text, origin) = read_text_argument(stage2, "--stage2", &crate::limits::GRID)?;
     let plan = StagePlan {
         grid_path: grid.clone(),
         script: script.clone(),
@@ -202,7 +202,7 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
 fn run_check(args: &CheckArgs) -> Result<i32> {
     let trigger = Trigger::load(&args.trigger)?;
     let (text, origin) = match (&args.sacct, &args.job) {
-        (Some(text), _) => read_text_argument(text, "--sacct")?,
+        (Some(text), _) => read_text_argument(text, "--sacct", &crate::limits::TABLE)?,
         (None, Some(job)) => SacctQuery {
             jobs: Some(job.clone()),
             ..SacctQuery::default()

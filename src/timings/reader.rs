@@ -21,7 +21,7 @@
 //! read once, with a warning: read again, its rows would be the same units
 //! twice. A path named on the command line is read whatever it is (the FIFO
 //! of a shell's `<(...)`, a device), under the same bounds. A `unit` above 10^9, an `elapsed_s` or `unit_s` that is not finite
-//! or is above 10 years, a NUL byte, a `cpus` that is not a count of 1 or more,
+//! or is above 10 years, a NUL byte (anywhere, a torn last line included), a `cpus` that is not a count of 1 or more,
 //! a `gpus` in none of the forms below, and a header naming one column twice are
 //! bad input.
 //!
@@ -59,8 +59,8 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    excerpt, line_of, read_stdin_bounded, read_table_file_bounded, InputBytes, MAX_COUNT,
-    MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
+    excerpt, line_of, nul_byte, read_stdin_bounded, read_table_file_bounded, Bounds, InputBytes,
+    MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -443,14 +443,31 @@ fn parquet_refused(origin: Origin) -> Error {
     )
 }
 
+/// The bounds of a timings table: a Parquet table is named as such, with
+/// its conversion, where its first NUL byte would refuse it as binary.
+const TIMINGS: Bounds = Bounds {
+    binary_format: Some(|origin, bytes| {
+        bytes
+            .starts_with(PARQUET_MAGIC)
+            .then(|| parquet_refused(origin.clone()))
+    }),
+    ..TABLE
+};
+
 fn read_source(path: &Path) -> Result<(Origin, InputBytes)> {
     let (origin, bytes) = if path.as_os_str() == "-" {
-        (Origin::Stdin, InputBytes::Read(read_stdin_bounded(&TABLE)?))
+        (
+            Origin::Stdin,
+            InputBytes::Read(read_stdin_bounded(&TIMINGS)?),
+        )
     } else if has_extension(path, "parquet") {
         // By name, before reading anything.
         return Err(parquet_refused(Origin::file(path)));
     } else {
-        (Origin::file(path), read_table_file_bounded(path, "it")?)
+        (
+            Origin::file(path),
+            read_table_file_bounded(path, "it", &TIMINGS)?,
+        )
     };
     // By content: a Parquet table under another name (or piped in) would
     // otherwise fail as a CSV with NUL bytes.
@@ -938,6 +955,12 @@ fn read_table(
         });
         return Ok(());
     }
+    // The header's bytes, before the csv crate reads them as text: a binary
+    // file is told as one, not as a header that is not UTF-8.
+    let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+    if first_line.contains(&0) {
+        return Err(nul_byte(origin, 1, &TABLE));
+    }
     let mut header_reader = csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
@@ -1146,6 +1169,7 @@ impl Table<'_> {
                     };
                     // Invalid UTF-8 or a broken quote at the very end is a torn line.
                     if may_be_torn && reader.is_done() {
+                        self.refuse_nul_in_torn_line(bytes, line_offset)?;
                         warnings.push(IngestWarning::TornLastLine {
                             origin: self.origin.to_string(),
                             line,
@@ -1177,6 +1201,7 @@ impl Table<'_> {
             // The last record of a table without a final line break is torn,
             // whatever it parses to (see the module docs).
             if may_be_torn && !torn_met {
+                self.refuse_nul_in_torn_line(bytes, line_offset)?;
                 warnings.push(IngestWarning::TornLastLine {
                     origin: self.origin.to_string(),
                     line,
@@ -1186,6 +1211,22 @@ impl Table<'_> {
             }
         }
         Ok((runs, warnings))
+    }
+
+    /// Refuses a NUL byte in the last line of the piece, about to be skipped
+    /// as torn: a file whose end is a run of NUL bytes (left zero-filled by
+    /// a crash, or pre-allocated) is refused as a small one is when read
+    /// ([`crate::limits::read_bounded`]), not skipped as one cut row.
+    fn refuse_nul_in_torn_line(&self, bytes: &[u8], line_offset: u64) -> Result<()> {
+        let start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        match bytes[start..].iter().position(|&b| b == 0) {
+            Some(at) => Err(nul_byte(
+                self.origin,
+                line_offset + line_of(bytes, start + at),
+                &TABLE,
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Adds the simple records at the start of a piece ([`super::simple`]),
@@ -1244,18 +1285,16 @@ impl Table<'_> {
     fn add_record(&self, record: &impl Record, line: u64, runs: &mut Runs) -> Result<()> {
         let (columns, options) = (self.columns, self.options);
         let bad = |message: String| Error::input(self.origin.clone(), Some(line), message);
+        // Before the count of fields: a line of binary bytes is no row at all.
+        if record.has_nul() {
+            return Err(nul_byte(self.origin, line, &TABLE));
+        }
         if record.len() != self.fields {
             return Err(bad(format!(
                 "expected {} fields as in the header, found {}",
                 self.fields,
                 record.len()
             )));
-        }
-        if record.has_nul() {
-            return Err(bad(
-                "a NUL byte in a field; expected text (is this a binary file, or one pre-allocated and never written?)"
-                    .to_string(),
-            ));
         }
         let field = |i: usize| trimmed(record.get(i).unwrap_or(""));
         let run = field(columns.run);
