@@ -766,3 +766,55 @@ fn an_input_without_runs_is_refused_naming_it() {
         assert!(!error.contains("()"), "{error}");
     }
 }
+
+/// A run with no row within the design's first K units (its early rows
+/// lost) is no probe seed: cut to K units it holds nothing, and it was
+/// counted as one of the --seeds (`trend-s2:0`) while the design line said
+/// two runs and one was used. The next run that has rows there is taken, and
+/// the design line counts the runs the budgets came from.
+#[test]
+fn a_run_without_rows_in_the_probe_is_no_seed_and_the_next_is_taken() {
+    let text = std::fs::read_to_string(common::repo_file("data/trend-probe-60x3.csv")).unwrap();
+    let mut lines = text.lines();
+    let mut gap = format!("{}\n", lines.next().unwrap());
+    let mut copy = String::new();
+    for line in lines {
+        let fields: Vec<&str> = line.split(',').collect();
+        let unit: u64 = fields[2].parse().unwrap();
+        // trend-s2 without its first 20 units; a fourth run, a copy of trend-s0.
+        if !(fields[0] == "trend-s2" && unit <= 20) {
+            gap.push_str(line);
+            gap.push('\n');
+        }
+        if fields[0] == "trend-s0" {
+            copy.push_str(&line.replacen("trend-s0", "trend-s3", 1));
+            copy.push('\n');
+        }
+    }
+    gap.push_str(&copy);
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::write_arg(dir.path(), "gap.csv", gap);
+    let json = calib(&[
+        "backtest",
+        &path,
+        "--probe-units",
+        "10",
+        "--seeds",
+        "2",
+        "-f",
+        "json",
+    ]);
+    assert!(json.status.success(), "{}", common::stderr(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["design"], "first 10 units of 2 run(s)");
+    let trials = value["strata"][0]["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 4, "{value}");
+    for trial in trials {
+        let probes = trial["probe_runs"].as_array().unwrap();
+        assert_eq!(probes.len(), 2, "{trial}");
+        for probe in probes {
+            assert_ne!(probe[0], "trend-s2", "{trial}");
+            assert_eq!(probe[1], 10, "{trial}");
+        }
+    }
+}

@@ -259,6 +259,14 @@ fn units_of(run: &RunTimings) -> u64 {
     run.points.last().map(|p| p.0).unwrap_or(0)
 }
 
+/// Whether `run` can be a probe of its first `units` units: it reaches them,
+/// and has a row within them. A run whose first row lies past them (its
+/// early rows lost) would be cut to nothing: counted as a seed, it would
+/// add no unit to the fit while the design claimed it.
+fn probes_to(run: &RunTimings, units: u64) -> bool {
+    units_of(run) >= units && run.points.first().is_some_and(|p| p.0 <= units)
+}
+
 /// The first `f` of a run of `n` units, at least one unit.
 fn fraction_of(f: f64, n: u64) -> u64 {
     ((f * n as f64).ceil() as u64).max(1)
@@ -306,25 +314,25 @@ fn pick_probes(
         }
         if !long_taken {
             let lu = long_units.unwrap();
-            if units_of(run) >= lu {
+            if probes_to(run, lu) {
                 chosen.push(cut(run, lu));
                 long_taken = true;
                 continue;
             }
         }
-        if units_of(run) >= k && (long_taken || chosen.len() + 1 < design.seeds) {
+        if probes_to(run, k) && (long_taken || chosen.len() + 1 < design.seeds) {
             chosen.push(cut(run, k));
         }
     }
     if !long_taken {
         return Err(format!(
-            "no other run reaches {} units for the long run",
+            "no other run reaches {} units, with a row within them, for the long run",
             long_units.unwrap()
         ));
     }
     if chosen.len() < design.seeds {
         return Err(format!(
-            "{} other run(s) reach {k} units; the design needs {}",
+            "{} other run(s) reach {k} units with a row within them; the design needs {}",
             chosen.len(),
             design.seeds
         ));
@@ -343,7 +351,7 @@ fn campaign_probes(runs: &[&RunTimings], design: &ProbeDesign) -> Vec<RunTimings
             let n = full.iter().map(|r| units_of(r)).max().unwrap_or(0);
             let k = probe_units(length, n).unwrap_or(1);
             runs.iter()
-                .filter(|r| units_of(r) >= k)
+                .filter(|r| probes_to(r, k))
                 .take(design.seeds)
                 .map(|r| cut(r, k))
                 .collect()
@@ -722,27 +730,27 @@ pub(crate) fn display_stratum(stratum: &str) -> &str {
 
 /// The design in words, for the report: what was used. With recorded probes
 /// that is the number of runs each stratum had (at most --seeds), not the
-/// --seeds asked for.
+/// --seeds asked for; with cut probes, the runs each budget came from.
 fn describe(design: &ProbeDesign, strata: &[StratumBacktest], recorded_capped: bool) -> String {
+    // The probe runs behind the budgets, counted from the trials themselves.
+    let used: Vec<usize> = strata
+        .iter()
+        .flat_map(|s| &s.trials)
+        .map(|t| t.probe_runs.len())
+        .collect();
+    let (least, most) = (
+        used.iter().copied().min().unwrap_or(0),
+        used.iter().copied().max().unwrap_or(0),
+    );
+    let count = if least == most {
+        format!("{most}")
+    } else {
+        format!("{least}-{most}")
+    };
     let length = match design.length {
         ProbeLength::Units(k) => format!("first {k} units"),
         ProbeLength::Fraction(f) => format!("first {:.0}% of N", f * 100.0),
         ProbeLength::Recorded => {
-            // Every trial of a stratum is budgeted from the same probe runs.
-            let used: Vec<usize> = strata
-                .iter()
-                .filter_map(|s| s.trials.first())
-                .map(|t| t.probe_runs.len())
-                .collect();
-            let (least, most) = (
-                used.iter().copied().min().unwrap_or(0),
-                used.iter().copied().max().unwrap_or(0),
-            );
-            let count = if least == most {
-                format!("{most}")
-            } else {
-                format!("{least}-{most}")
-            };
             let mut text = format!("recorded probe runs as they are, {count} run(s) per stratum");
             if recorded_capped {
                 text.push_str(&format!(
@@ -753,7 +761,7 @@ fn describe(design: &ProbeDesign, strata: &[StratumBacktest], recorded_capped: b
             return text;
         }
     };
-    let mut text = format!("{length} of {} run(s)", design.seeds);
+    let mut text = format!("{length} of {count} run(s)");
     if let Some(f) = design.long_run {
         text.push_str(&format!(", one of them to {:.0}% of N", f * 100.0));
         if let ProbeLength::Units(k) = design.length {

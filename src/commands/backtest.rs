@@ -24,8 +24,9 @@ A run is full-length when it ended by itself with status 0 (its `end` row is exi
 or when it reached the stratum's largest unit count and calib stopped it there (`end` \
 row limit: `calib probe --units N`) or it has no end row. A run that failed or was \
 killed (exit:1, signal:KILL) is never held out, however far it got. Each full run is \
-held out in turn; the probe runs come from the other runs of its stratum, cut to the \
-design's length. The budget is the upper bound at --confidence, scored in seconds \
+held out in turn; the probe runs come from the other runs of its stratum that reach the \
+design's length and have a row within it (a run whose early rows are missing is passed \
+over for the next), cut to that length. The budget is the upper bound at --confidence, scored in seconds \
 before rounding to Slurm's minutes.";
 
 const AFTER_HELP: &str = "\
