@@ -213,6 +213,52 @@ fn foreign_table_with_by_columns_and_per_unit_times() {
     assert!(stderr(&out).contains("separate arrays"));
 }
 
+/// A quote left open in a column calib does not read (a foreign table's
+/// `notes`) took every line after it into that field: exit 0, one unit, no
+/// word. It is refused at the line where the quote opens, as is one that
+/// closes lines later with more after it; a field quoted whole across lines
+/// is read as CSV reads it.
+#[test]
+fn a_quote_left_open_in_an_unused_column_is_refused_where_it_opens() {
+    let header = "run,stratum,unit,elapsed_s,notes\n";
+    expect_input_error(
+        &format!("{header}r1,a=1,1,1,\"x\nr1,a=1,2,2,y\n"),
+        2,
+        "a quote opens a field here and never closes",
+    );
+    // Without the last line break: not a torn last line, which would skip
+    // the rows the quote took.
+    expect_input_error(
+        &format!("{header}r1,a=1,1,1,\"x\nr1,a=1,2,2,y"),
+        2,
+        "never closes",
+    );
+    expect_input_error(
+        &format!("{header}r1,a=1,1,1,\"x\nr1,a=1,2,2,\"y\"\nr1,a=1,3,3,z\n"),
+        2,
+        "closes on line 3 followed by `y`",
+    );
+    // In a table large enough to be read in pieces, in parallel.
+    let mut large = String::from(header);
+    for unit in 1..=500_000 {
+        let note = if unit == 250_000 { "\"open" } else { "fine" };
+        large.push_str(&format!("r1,a=1,{unit},{unit},{note}\n"));
+    }
+    assert!(large.len() > 8 << 20);
+    expect_input_error(&large, 250_001, "never closes");
+    // A field quoted whole across lines, `""` inside: read.
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(
+        dir.path(),
+        "t.csv",
+        format!("{header}r1,a=1,1,1,\"two\nlines, \"\"quoted\"\"\"\nr1,a=1,2,2,y\n"),
+    );
+    let out = calib(&["fit", &f, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["strata"][0]["units_probed"], 2, "{v}");
+}
+
 #[test]
 fn plots_png_and_svg() {
     let dir = tempfile::tempdir().unwrap();

@@ -25,6 +25,13 @@
 //! a `gpus` in none of the forms below, and a header naming one column twice are
 //! bad input.
 //!
+//! **Quotes.** A quoted field that runs across a line break and is left open
+//! to the end of the input, or closed with more than `,` or a line end after
+//! its closing quote, is refused at the line where its quote opens: the csv
+//! crate reads both without an error, the lines after the quote taken into
+//! that field, so a stray `"` in a column calib does not read hid every row
+//! after it. A field quoted whole across lines is read as CSV reads it.
+//!
 //! **Gaps.** Units missing between two rows of a run (or before its first row,
 //! when it has several) need no memory per missing unit: the fit takes the
 //! interval between consecutive rows as one measurement of the units it covers.
@@ -1093,6 +1100,57 @@ struct Table<'a> {
     body: Option<(usize, u64)>,
 }
 
+/// A quoted field that runs across a line break and is broken, as
+/// [`broken_quote`] finds it: where its quote opens, and where it closes
+/// with the byte after it (`None`: it never closes).
+struct BrokenQuote {
+    open: usize,
+    closed: Option<(usize, u8)>,
+}
+
+/// Walks one record from its first byte as the csv crate reads it (its
+/// default dialect: `"` quotes, `""` inside quotes is one, `,` between
+/// fields, `\n` or `\r` ends the record) and returns its first quoted field
+/// that spans a line break and either stays open to the end of `raw` or is
+/// followed by another byte than `,`, `"` or a line end after its closing
+/// quote. A field broken on one line is left to the csv crate's reading (it
+/// keeps the bytes), which loses no row.
+fn broken_quote(raw: &[u8]) -> Option<BrokenQuote> {
+    enum State {
+        FieldStart,
+        Unquoted,
+        Quoted { open: usize },
+        AfterQuote { open: usize },
+    }
+    let spans_lines = |a: usize, b: usize| raw[a..b].iter().any(|&c| c == b'\n' || c == b'\r');
+    let mut state = State::FieldStart;
+    for (i, &byte) in raw.iter().enumerate() {
+        state = match (state, byte) {
+            (State::FieldStart | State::Unquoted, b'\n' | b'\r') => return None,
+            (State::FieldStart, b'"') => State::Quoted { open: i },
+            (State::FieldStart | State::Unquoted, b',') => State::FieldStart,
+            (State::FieldStart | State::Unquoted, _) => State::Unquoted,
+            (State::Quoted { open }, b'"') => State::AfterQuote { open },
+            (quoted @ State::Quoted { .. }, _) => quoted,
+            (State::AfterQuote { open }, b'"') => State::Quoted { open },
+            (State::AfterQuote { .. }, b'\n' | b'\r') => return None,
+            (State::AfterQuote { .. }, b',') => State::FieldStart,
+            (State::AfterQuote { open }, other) => {
+                return spans_lines(open, i).then_some(BrokenQuote {
+                    open,
+                    closed: Some((i - 1, other)),
+                });
+            }
+        };
+    }
+    match state {
+        State::Quoted { open } if spans_lines(open, raw.len()) => {
+            Some(BrokenQuote { open, closed: None })
+        }
+        _ => None,
+    }
+}
+
 /// The UTF-8 byte order mark, which the csv crate drops at the start of what
 /// it reads.
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -1192,12 +1250,16 @@ impl Table<'_> {
             }
             let line = line_base + record.position().map(|p| p.line()).unwrap_or(0);
             if let Some(previous_line) = held_line {
+                self.check_quoting(&held, bytes, simple.csv_from, line_offset)?;
                 self.add_record(&held, previous_line, &mut runs)?;
             }
             std::mem::swap(&mut record, &mut held);
             held_line = Some(line);
         }
         if let Some(line) = held_line {
+            // A quote left open runs to the end of the piece: refused before
+            // the record is judged torn, which would skip every line it took.
+            self.check_quoting(&held, bytes, simple.csv_from, line_offset)?;
             // The last record of a table without a final line break is torn,
             // whatever it parses to (see the module docs).
             if may_be_torn && !torn_met {
@@ -1211,6 +1273,50 @@ impl Table<'_> {
             }
         }
         Ok((runs, warnings))
+    }
+
+    /// Refuses a record (read by the csv crate from `bytes[from..]`) whose
+    /// quoted field runs across a line break and is broken: left open to the
+    /// end of the piece, or closed and followed by something else than `,`
+    /// or the line's end. The csv crate reads either without an error, the
+    /// lines after the quote taken into the field, so a stray `"` in a column
+    /// calib does not read hid every row after it. Only a record with a line
+    /// break in a field is scanned again: calib's own rows never have one.
+    fn check_quoting(
+        &self,
+        record: &csv::StringRecord,
+        bytes: &[u8],
+        from: usize,
+        line_offset: u64,
+    ) -> Result<()> {
+        let text = record.as_slice().as_bytes();
+        if !text.contains(&b'\n') && !text.contains(&b'\r') {
+            return Ok(());
+        }
+        let Some(start) = record.position().map(|p| from + p.byte() as usize) else {
+            return Ok(());
+        };
+        let Some(broken) = broken_quote(&bytes[start.min(bytes.len())..]) else {
+            return Ok(());
+        };
+        let line = |at: usize| line_offset + line_of(bytes, start + at);
+        let what = match broken.closed {
+            None => "never closes: every line after it was read into that field".to_string(),
+            Some((at, byte)) => format!(
+                "closes on line {} followed by `{}`: the lines between were read into that field",
+                line(at),
+                excerpt(&String::from_utf8_lossy(&[byte]))
+            ),
+        };
+        Err(Error::input(
+            self.origin.clone(),
+            Some(line(broken.open)),
+            format!(
+                "a quote opens a field here and {what}; expected a field quoted whole, its \
+                 closing `\"` before the next `,` or the line's end (a `\"` inside it doubled: \
+                 `\"\"`)"
+            ),
+        ))
     }
 
     /// Refuses a NUL byte in the last line of the piece, about to be skipped
