@@ -259,6 +259,54 @@ fn a_quote_left_open_in_an_unused_column_is_refused_where_it_opens() {
     assert_eq!(v["model"]["strata"][0]["units_probed"], 2, "{v}");
 }
 
+/// calib's own files read by their `unit_s` column (`--per-unit --time-col
+/// unit_s`): the `end` row calib probe writes, whose `unit_s` is empty, is
+/// recognised as the run's end before its time is read, and the fit is the
+/// one of the `elapsed_s` column. It was refused: "line 42: `unit_s` is ``".
+#[test]
+fn end_rows_are_read_with_per_unit_times_from_unit_s() {
+    let folder = common::repo_file("data/traces/xz/full");
+    let folder = folder.to_str().unwrap();
+    let fit = |extra: &[&str]| {
+        let out = calib(
+            &[
+                &["fit", folder, "--units", "100", "--format", "json"],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (elapsed, per_unit) = (fit(&[]), fit(&["--per-unit", "--time-col", "unit_s"]));
+    let strata = |v: &serde_json::Value| v["model"]["strata"].as_array().unwrap().clone();
+    assert_eq!(strata(&elapsed).len(), strata(&per_unit).len());
+    for (a, b) in strata(&elapsed).iter().zip(&strata(&per_unit)) {
+        for field in ["stratum", "runs", "units_probed", "model"] {
+            assert_eq!(a[field], b[field], "{field}");
+        }
+    }
+    // The sums of the durations are the elapsed times, to their rounding.
+    for (a, b) in elapsed["projections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(per_unit["projections"].as_array().unwrap())
+    {
+        let (a, b) = (
+            a["projection"]["predicted_s"].as_f64().unwrap(),
+            b["projection"]["predicted_s"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 1e-3 * a, "{a} {b}");
+    }
+    // An end row's time, where given, is still read: a bad one is refused.
+    expect_input_error(
+        "run,stratum,unit,elapsed_s,end\nr1,d=a,1,10,\nr1,d=a,1,x,exit:0\n",
+        3,
+        "`elapsed_s` is `x`",
+    );
+}
+
 #[test]
 fn plots_png_and_svg() {
     let dir = tempfile::tempdir().unwrap();

@@ -32,6 +32,12 @@
 //! that field, so a stray `"` in a column calib does not read hid every row
 //! after it. A field quoted whole across lines is read as CSV reads it.
 //!
+//! **End rows.** A row with a non-empty `end` is told by that column before
+//! its time is read, whatever the time column (`--time-col`, `--per-unit`).
+//! Its time may be empty (calib's `unit_s` is, on its end rows): the run then
+//! stopped when its last recorded unit ended. Given, it is the time of the
+//! stop, or with `--per-unit` the time from the last unit's end to the stop.
+//!
 //! **Gaps.** Units missing between two rows of a run (or before its first row,
 //! when it has several) need no memory per missing unit: the fit takes the
 //! interval between consecutive rows as one measurement of the units it covers.
@@ -793,7 +799,8 @@ struct RunBuilder {
     fingerprint: Fingerprint,
     /// (unit, time, where)
     points: Vec<(u64, f64, Place)>,
-    end: Option<(RunEnd, u64, f64, Place)>,
+    /// (how, units completed, the time column's value if any, where)
+    end: Option<(RunEnd, u64, Option<f64>, Place)>,
 }
 
 /// Runs being read: of one chunk of a file, or (merged) of every input.
@@ -1431,16 +1438,20 @@ impl Table<'_> {
             }
         };
         let time_text = field(columns.time);
-        let time: f64 = match parse_seconds(time_text) {
-            Some(t) => t,
-            None => {
-                return Err(bad(format!(
-                    "`{}` is `{}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT} (a time in milliseconds, or a timestamp?)",
-                    options.time_col,
-                    excerpt(time_text)
-                )))
-            }
+        // An end row says how the run stopped; its time may be missing: in
+        // calib's own `unit_s` column (read with `--time-col unit_s
+        // --per-unit`) it is always empty, the row being no unit.
+        let bad_time = || {
+            bad(format!(
+                "`{}` is `{}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT} (a time in milliseconds, or a timestamp?)",
+                options.time_col,
+                excerpt(time_text)
+            ))
         };
+        let time = parse_seconds(time_text);
+        if time.is_none() && !(end.is_some() && time_text.is_empty()) {
+            return Err(bad_time());
+        }
         if let Some(i) = columns.unit_s {
             let text = field(i);
             if !text.is_empty() && parse_seconds(text).is_none() {
@@ -1535,7 +1546,9 @@ impl Table<'_> {
                 }
                 builder.end = Some((end, unit, time, place));
             }
-            None => builder.points.push((unit, time, place)),
+            None => builder
+                .points
+                .push((unit, time.ok_or_else(bad_time)?, place)),
         }
         Ok(())
     }
@@ -1630,10 +1643,31 @@ fn finish_run(
             .collect()
         }
     };
-    let end = builder
-        .end
-        .take()
-        .map(|(end, unit, time, _)| (end, unit, time));
+    // An end row's time: the time of the stop. Cumulative, its own value; per
+    // unit, its value is the time from the last unit's end to the stop. One
+    // without a value stops when the last recorded unit ended.
+    let last = points.last().map_or(0.0, |&(_, t)| t);
+    let end = match builder.end.take() {
+        None => None,
+        Some((end, unit, time, place)) => {
+            let at = match (options.time_kind, time) {
+                (TimeColumnKind::Cumulative, Some(t)) => t,
+                (TimeColumnKind::PerUnit, Some(d)) => last + d,
+                (_, None) => last,
+            };
+            if at > MAX_SECONDS {
+                return Err(Error::input(
+                    origins[place.file].clone(),
+                    Some(place.line),
+                    format!(
+                        "run `{}`: the per-unit durations and the end row's add up to more than {MAX_SECONDS_TEXT}; expected seconds per unit",
+                        builder.run
+                    ),
+                ));
+            }
+            Some((end, unit, at))
+        }
+    };
     let run = RunTimings {
         run: std::mem::take(&mut builder.run),
         stratum: std::mem::take(&mut builder.stratum),
