@@ -7,8 +7,8 @@
 //!
 //! - [`MAX_LINE_BYTES`], 1 MiB: no line of a timings table, a sacct text, a
 //!   partition list or a grid comes near it (a sacct line is a few hundred
-//!   bytes); a binary file, `/dev/zero` or a stream without newlines stops
-//!   there, before any parser splits it into millions of fields.
+//!   bytes); a stream without newlines stops there, before any parser splits
+//!   it into millions of fields.
 //! - [`MAX_INPUT_BYTES`], 4 GiB per input: far above a campaign's timings
 //!   (1,000 runs x 10,000 units is about 1 GB) or a site's sacct history;
 //!   calib holds an input in memory while reading it.
@@ -206,8 +206,9 @@ pub(crate) fn excerpt(value: &str) -> std::borrow::Cow<'_, str> {
 /// messages; `size_hint` (a regular file's length) only saves reallocations.
 ///
 /// Works on anything readable, so a FIFO, a character device or standard input
-/// is read under the same bounds as a file: `/dev/zero` ends after 1 MiB with
-/// an error, not when memory runs out.
+/// is read under the same bounds as a file: `/dev/zero` ends at its first
+/// block with an error (a NUL byte, or a line over the bound where NUL bytes
+/// are allowed), not when memory runs out.
 pub(crate) fn read_bounded(
     reader: &mut dyn Read,
     origin: &Origin,
