@@ -818,3 +818,44 @@ fn a_run_without_rows_in_the_probe_is_no_seed_and_the_next_is_taken() {
         }
     }
 }
+
+/// Where some full runs of a stratum cannot be held out (too few other runs
+/// reach the design's length with rows there) and others can, the figures
+/// rest on fewer runs than the stratum has: the report says how many were
+/// left out and why, in the table and in the JSON's `skipped`.
+#[test]
+fn full_runs_that_cannot_be_held_out_beside_others_that_can_are_reported() {
+    let text = std::fs::read_to_string(common::repo_file("data/trend-probe-60x3.csv")).unwrap();
+    let gap: String = text
+        .lines()
+        .filter(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            !(fields[0] == "trend-s2" && fields[2].parse::<u64>().is_ok_and(|u| u <= 20))
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::write_arg(dir.path(), "gap.csv", gap);
+    let args = ["backtest", &path, "--probe-units", "10", "--seeds", "2"];
+    let json = calib(&[&args[..], &["-f", "json"]].concat());
+    assert!(json.status.success(), "{}", common::stderr(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    // trend-s2 has no row in units 1-10: only it can be held out, probed by
+    // the other two; each of those would need trend-s2 as a second seed.
+    assert_eq!(
+        value["strata"][0]["trials"].as_array().unwrap().len(),
+        1,
+        "{value}"
+    );
+    let skipped = value["skipped"].to_string();
+    assert!(
+        skipped.contains("2 of its 3 full-length runs not held out"),
+        "{value}"
+    );
+    let table = calib(&args);
+    assert!(
+        common::stdout(&table).contains("2 of its 3 full-length runs not held out"),
+        "{}",
+        common::stdout(&table)
+    );
+}

@@ -655,6 +655,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
             _ => {
                 let mut trials = Vec::new();
                 let mut reason = None;
+                let mut not_held_out = 0;
                 for (i, held) in runs.iter().enumerate() {
                     if !full.iter().any(|f| f.run == held.run) {
                         continue;
@@ -664,7 +665,10 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
                         Ok(probes) => {
                             trials.extend(score(&stratum, probes, &campaign, &[held], options)?)
                         }
-                        Err(why) => reason = Some(why),
+                        Err(why) => {
+                            not_held_out += 1;
+                            reason = Some(why);
+                        }
                     }
                 }
                 if trials.is_empty() {
@@ -673,6 +677,17 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
                         reason: reason.unwrap_or_else(|| "no trial possible".into()),
                     });
                     continue;
+                }
+                // Some full runs held out, others not: the stratum's figures
+                // rest on fewer runs than it has, which the user must hear.
+                if let Some(why) = reason {
+                    skipped.push(Skipped {
+                        stratum: stratum.clone(),
+                        reason: format!(
+                            "{not_held_out} of its {} full-length runs not held out: {why}",
+                            full.len()
+                        ),
+                    });
                 }
                 trials
             }
