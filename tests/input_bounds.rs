@@ -38,6 +38,20 @@ fn refused(out: &Output, at: &str, fragments: &[&str]) -> String {
 }
 
 /// The longest run of decimal digits in a text.
+/// The model `calib fit -o` makes of the bundled data/spread-20.csv, written
+/// to `name` in `dir`.
+fn bundled_model(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    let model = dir.path().join(name);
+    let out = calib(&[
+        "fit",
+        common::repo_file("data/spread-20.csv").to_str().unwrap(),
+        "-o",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    model
+}
+
 fn longest_number(s: &str) -> usize {
     s.split(|c: char| !c.is_ascii_digit())
         .map(str::len)
@@ -376,14 +390,7 @@ fn dev_zero_ends_promptly_as_bad_input_everywhere() {
 #[test]
 fn a_binary_stream_ends_at_its_first_nul_byte_everywhere() {
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("m.json");
-    let out = calib(&[
-        "fit",
-        common::repo_file("data/spread-20.csv").to_str().unwrap(),
-        "-o",
-        model.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let model = bundled_model(&dir, "m.json");
     let model = model.to_str().unwrap();
     let commands: [&[&str]; 8] = [
         &["grid", "show", "/dev/urandom"],
@@ -788,14 +795,7 @@ fn a_model_file_is_read_under_its_own_bound_and_a_one_line_model_is_read() {
 
     // A model of the bundled data, compact, on one line of over 1 MiB.
     let dir = tempfile::tempdir().unwrap();
-    let model = dir.path().join("model.json");
-    let out = calib(&[
-        "fit",
-        common::repo_file("data/spread-20.csv").to_str().unwrap(),
-        "-o",
-        model.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let model = bundled_model(&dir, "model.json");
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
     let compact = serde_json::to_string(&value).unwrap();
