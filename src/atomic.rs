@@ -165,10 +165,21 @@ pub(crate) struct CreatedFiles {
 }
 
 impl CreatedFiles {
-    /// Writes `bytes` to the new file `path` atomically; fails, with an I/O
-    /// error of kind `AlreadyExists`, when something is there already.
-    pub(crate) fn write_new(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
-        let target = write_bytes(path, bytes, IfExists::Keep)?;
+    /// Writes `bytes` to the new file `path` atomically; when something is
+    /// there already (or appeared since the caller looked), fails with the
+    /// caller's refusal, `exists()`, and leaves it as it is.
+    pub(crate) fn write_new(
+        &mut self,
+        path: &Path,
+        bytes: &[u8],
+        exists: impl FnOnce() -> Error,
+    ) -> Result<()> {
+        let target = write_bytes(path, bytes, IfExists::Keep).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+                exists()
+            }
+            other => other,
+        })?;
         self.written.push(target);
         Ok(())
     }
@@ -354,13 +365,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let before = dir.path().join("before.sh");
         std::fs::write(&before, b"mine").unwrap();
+        let there = || Error::Refused("there already".into());
         {
             let mut created = CreatedFiles::default();
-            created.write_new(&dir.path().join("a.sh"), b"a").unwrap();
+            created
+                .write_new(&dir.path().join("a.sh"), b"a", there)
+                .unwrap();
             // A file that was there is not written, and not removed after.
-            let e = created.write_new(&before, b"b").unwrap_err();
+            let e = created.write_new(&before, b"b", there).unwrap_err();
             assert!(
-                matches!(&e, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists),
+                matches!(&e, Error::Refused(m) if m == "there already"),
                 "{e}"
             );
             assert_eq!(names_in(dir.path()), ["a.sh", "before.sh"]);
@@ -372,13 +386,15 @@ mod tests {
         {
             let mut created = CreatedFiles::default();
             created
-                .write_new(&dir.path().join("link.sh"), b"l")
+                .write_new(&dir.path().join("link.sh"), b"l", there)
                 .unwrap();
             assert_eq!(names_in(dir.path()), ["before.sh", "link.sh", "real.sh"]);
         }
         assert_eq!(names_in(dir.path()), ["before.sh", "link.sh"]);
         let mut created = CreatedFiles::default();
-        created.write_new(&dir.path().join("b.sh"), b"b").unwrap();
+        created
+            .write_new(&dir.path().join("b.sh"), b"b", there)
+            .unwrap();
         created.commit();
         assert_eq!(names_in(dir.path()), ["b.sh", "before.sh", "link.sh"]);
     }

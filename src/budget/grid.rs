@@ -70,6 +70,15 @@ impl Grid {
         }
     }
 
+    /// A refusal about the grid: at `line` of its file when it was read from
+    /// one (a sizes CSV's row; a campaign grid's strata have no line).
+    pub(crate) fn refusal(&self, line: Option<u64>, message: String) -> Error {
+        match &self.origin {
+            Some(origin) => Error::input(origin.clone(), line, message),
+            None => Error::Refused(message),
+        }
+    }
+
     /// Reads a campaign grid (`.toml`) or a sizes CSV (see the module docs).
     pub fn load(path: &Path) -> Result<Grid> {
         if is_campaign_grid(path) {

@@ -151,10 +151,7 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
                     "the grid lists stratum {shown}, which the model has no measurement of; probe it first ({probe}). Measured strata: {}",
                     model.strata.iter().map(|s| crate::campaign::grid::shown_stratum(&s.stratum)).collect::<Vec<_>>().join(", ")
                 );
-                return Err(match &grid.origin {
-                    Some(origin) => Error::input(origin.clone(), size.line, message),
-                    None => Error::Refused(message),
-                });
+                return Err(grid.refusal(size.line, message));
             }
         }
     }
@@ -201,16 +198,13 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             line: None,
         });
         let units = size.units.or(options.units).ok_or_else(|| match listed {
-            Some((grid, size)) => {
-                let message = format!(
+            Some((grid, size)) => grid.refusal(
+                size.line,
+                format!(
                     "the grid gives stratum `{}` no units; give them there (a `units` value), or with --units N",
                     stratum.stratum
-                );
-                match &grid.origin {
-                    Some(origin) => Error::input(origin.clone(), size.line, message),
-                    None => Error::Refused(message),
-                }
-            }
+                ),
+            ),
             None => Error::Refused(format!(
                 "how many units should a run of stratum `{}` do? Give --units N, or a --grid row for it",
                 stratum.stratum

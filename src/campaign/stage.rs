@@ -859,16 +859,7 @@ impl Staged {
             .map_err(|e| Error::io(format!("cannot create {}", self.log_dir.display()), e))?;
         let mut created = CreatedFiles::default();
         for (path, text) in files {
-            created
-                .write_new(path, text.as_bytes())
-                .map_err(|e| match e {
-                    Error::Io { source, .. }
-                        if source.kind() == std::io::ErrorKind::AlreadyExists =>
-                    {
-                        refuse(path)
-                    }
-                    other => other,
-                })?;
+            created.write_new(path, text.as_bytes(), || refuse(path))?;
         }
         created.commit();
         Ok(())

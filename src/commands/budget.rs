@@ -210,14 +210,9 @@ fn write_job_scripts(
         .map_err(|e| Error::io(format!("cannot create --script-dir {}", dir.display()), e))?;
     for script in &scripts {
         // Keep: a file that appeared since the check above is still not replaced.
-        created
-            .write_new(&script.path, script.text.as_bytes())
-            .map_err(|e| match e {
-                Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
-                    refuse(&script.path)
-                }
-                other => other,
-            })?;
+        created.write_new(&script.path, script.text.as_bytes(), || {
+            refuse(&script.path)
+        })?;
     }
     Ok(())
 }
