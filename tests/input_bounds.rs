@@ -453,27 +453,7 @@ fn a_binary_stream_ends_at_its_first_nul_byte_everywhere() {
 /// ends at 16 MiB (an endless `yes` was read to 4 GiB), a grid at 64 MiB.
 #[test]
 fn small_inputs_end_at_bounds_fitted_to_them() {
-    use std::io::Write;
-    let feed = |args: &[&str], total: usize| {
-        let mut child = common::calib()
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut pipe = child.stdin.take().unwrap();
-        let writer = std::thread::spawn(move || {
-            let block = b"y\n".repeat(1 << 15);
-            let mut sent = 0;
-            while sent < total && pipe.write_all(&block).is_ok() {
-                sent += block.len();
-            }
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        out
-    };
+    let feed = |args: &[&str], total: usize| fed_a_stream(args, b"y\n".repeat(1 << 15), total);
     let out = feed(
         &[
             "budget",
@@ -739,20 +719,35 @@ fn audit_units_beyond_a_run_s_most_are_bad_usage() {
 /// `calib budget --model /dev/stdin`, fed `total` bytes of `byte` (stopped
 /// early when calib closes its end), within 20 s.
 fn budget_model_from_stream(byte: u8, total: usize) -> Output {
+    fed_a_stream(
+        &[
+            "budget",
+            "--model",
+            "/dev/stdin",
+            "--units",
+            "1",
+            "--partitions",
+            "p 1:00:00",
+        ],
+        vec![byte; 1 << 16],
+        total,
+    )
+}
+
+/// `calib ARGS` with `block` written to its standard input again and again,
+/// `total` bytes in all (stopped early when calib closes its end); it must end
+/// within 20 s.
+fn fed_a_stream(args: &[&str], block: Vec<u8>, total: usize) -> Output {
     use std::io::Write;
-    let mut command = common::calib();
-    command
-        .args(["budget", "--model", "/dev/stdin", "--units", "1"])
-        .args(["--partitions", "p 1:00:00"])
-        .stdin(std::process::Stdio::piped());
-    let mut child = command
+    let mut child = common::calib()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let mut pipe = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
-        let block = vec![byte; 1 << 16];
         let mut sent = 0;
         while sent < total && pipe.write_all(&block).is_ok() {
             sent += block.len();
@@ -762,7 +757,7 @@ fn budget_model_from_stream(byte: u8, total: usize) -> Output {
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > deadline {
             let _ = child.kill();
-            panic!("budget --model on a stream did not end within 20 s");
+            panic!("calib {args:?} on a stream did not end within 20 s");
         }
         std::thread::sleep(Duration::from_millis(10));
     }
