@@ -162,9 +162,32 @@ fn write_bytes(path: &Path, bytes: &[u8], if_exists: IfExists) -> Result<PathBuf
 pub(crate) struct CreatedFiles {
     /// Where each file was written (its links followed), in order.
     written: Vec<PathBuf>,
+    /// The folders made for them that were not there, outermost first.
+    folders: Vec<PathBuf>,
 }
 
 impl CreatedFiles {
+    /// Makes the folder `dir` and those above it that are missing, as
+    /// `create_dir_all` does, and keeps the ones it made: on failure they are
+    /// removed again with the files, where they are left empty.
+    pub(crate) fn create_folder(&mut self, dir: &Path) -> std::io::Result<()> {
+        let missing: Vec<&Path> = dir
+            .ancestors()
+            .filter(|d| !d.as_os_str().is_empty())
+            .take_while(|d| std::fs::symlink_metadata(d).is_err())
+            .collect();
+        for folder in missing.into_iter().rev() {
+            match std::fs::create_dir(folder) {
+                Ok(()) => self.folders.push(folder.to_path_buf()),
+                // Made by someone else meanwhile: theirs, not ours to remove.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && folder.is_dir() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        // What was there may be a file, or a link to nothing.
+        std::fs::create_dir_all(dir)
+    }
+
     /// Writes `bytes` to the new file `path` atomically; when something is
     /// there already (or appeared since the caller looked), fails with the
     /// caller's refusal, `exists()`, and leaves it as it is.
@@ -187,6 +210,7 @@ impl CreatedFiles {
     /// Everything the command writes has been written: its files stay.
     pub(crate) fn commit(mut self) {
         self.written.clear();
+        self.folders.clear();
     }
 }
 
@@ -203,6 +227,10 @@ impl Drop for CreatedFiles {
                     ));
                 }
             }
+        }
+        // Innermost first; a folder that holds anything else stays.
+        for folder in self.folders.drain(..).rev() {
+            let _ = std::fs::remove_dir(&folder);
         }
     }
 }
@@ -397,6 +425,43 @@ mod tests {
             .unwrap();
         created.commit();
         assert_eq!(names_in(dir.path()), ["b.sh", "before.sh", "link.sh"]);
+    }
+
+    #[test]
+    fn folders_made_for_files_are_removed_with_them_unless_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let there = || Error::Refused("there already".into());
+        let deep = dir.path().join("jobs/x/y");
+        {
+            let mut created = CreatedFiles::default();
+            created.create_folder(&deep).unwrap();
+            created.write_new(&deep.join("a.sh"), b"a", there).unwrap();
+            assert!(deep.join("a.sh").is_file());
+        }
+        assert!(
+            names_in(dir.path()).is_empty(),
+            "{:?}",
+            names_in(dir.path())
+        );
+        // A folder that was there stays, and so does one that holds a file
+        // calib did not write.
+        std::fs::create_dir(dir.path().join("jobs")).unwrap();
+        {
+            let mut created = CreatedFiles::default();
+            created.create_folder(&deep).unwrap();
+            std::fs::write(dir.path().join("jobs/x/theirs"), b"t").unwrap();
+            created.write_new(&deep.join("a.sh"), b"a", there).unwrap();
+        }
+        assert_eq!(names_in(&dir.path().join("jobs/x")), ["theirs"]);
+        let mut created = CreatedFiles::default();
+        created.create_folder(&deep).unwrap();
+        created.write_new(&deep.join("b.sh"), b"b", there).unwrap();
+        created.commit();
+        assert_eq!(names_in(&deep), ["b.sh"]);
+        // A file where a folder should be is an error, as for create_dir_all.
+        std::fs::write(dir.path().join("file"), b"f").unwrap();
+        let mut created = CreatedFiles::default();
+        assert!(created.create_folder(&dir.path().join("file/sub")).is_err());
     }
 
     #[test]

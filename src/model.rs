@@ -42,6 +42,7 @@
 mod check;
 mod json;
 
+use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -58,8 +59,8 @@ pub use check::Defect;
 pub const SCHEMA: u32 = 1;
 
 /// A model file: one fitted model per stratum.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "json::FileJson", into = "json::FileJson")]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "json::FileJson")]
 pub struct ModelFile {
     pub calib_version: String,
     /// RFC 3339.
@@ -500,10 +501,29 @@ impl ModelFile {
         json::parse(&text).map_err(|e| Error::input(origin, e.line, e.message))
     }
 
-    /// The file's text, as `calib fit -o` writes it.
+    /// Writes the model file at `path`, as `calib fit -o` does: atomically
+    /// ([`crate::atomic`]), and streamed, so that the model is never held in
+    /// memory a second time as text (a million strata make 2 GB of it).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        use crate::atomic::{write_file_with, IfExists};
+        write_file_with(path, IfExists::Replace, |file, _| {
+            let failed = |e| Error::io(format!("cannot write {}", path.display()), e);
+            let mut out = std::io::BufWriter::new(file);
+            self.write_json(&mut out).map_err(failed)?;
+            out.flush().map_err(failed)
+        })
+    }
+
+    /// The file's text, as [`ModelFile::save`] writes it.
     pub fn to_json(&self) -> Result<String> {
-        let text = serde_json::to_string_pretty(self)
+        let mut bytes = Vec::new();
+        self.write_json(&mut bytes)
             .map_err(|e| Error::Failed(format!("cannot encode the model: {e}")))?;
-        Ok(format!("{text}\n"))
+        String::from_utf8(bytes).map_err(|e| Error::Failed(format!("cannot encode the model: {e}")))
+    }
+
+    fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self)?;
+        out.write_all(b"\n")
     }
 }

@@ -9,7 +9,6 @@
 //! building a stratum ([`Stratum::parse`], [`Stratum::add_pair`],
 //! [`Stratum::insert`]) refuses them.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::Hasher;
 
@@ -28,7 +27,12 @@ const SEMICOLON: &str =
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Stratum {
-    labels: BTreeMap<String, String>,
+    /// The labels sorted by key, keys unique. A sorted vector, not a map:
+    /// a stratum has a few labels, and every run keeps a copy of its own, so
+    /// a B-tree's node of room for eleven (half a kilobyte for one label)
+    /// made the strata most of the memory a fit of a million of them took.
+    /// Sorted pairs order, compare and hash as the map's entries did.
+    labels: Vec<(String, String)>,
 }
 
 impl Stratum {
@@ -82,11 +86,13 @@ impl Stratum {
         if key.contains(';') || value.contains(';') {
             return Err(format!("label `{key}={value}` {SEMICOLON}"));
         }
-        if self.labels.contains_key(key) {
-            return Err(format!("the key `{key}` is given twice"));
+        match self.labels.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
+            Ok(_) => Err(format!("the key `{key}` is given twice")),
+            Err(at) => {
+                self.labels.insert(at, (key.to_string(), value.to_string()));
+                Ok(())
+            }
         }
-        self.labels.insert(key.to_string(), value.to_string());
-        Ok(())
     }
 
     /// Merges another stratum's labels into this one.
@@ -101,8 +107,17 @@ impl Stratum {
         self.labels.is_empty()
     }
 
-    pub fn labels(&self) -> &BTreeMap<String, String> {
-        &self.labels
+    /// The labels as (key, value), sorted by key.
+    pub fn labels(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.labels.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// The value of the label `key`, if the stratum has one.
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .binary_search_by(|(k, _)| k.as_str().cmp(key))
+            .ok()
+            .map(|at| self.labels[at].1.as_str())
     }
 
     /// The canonical text, as stored in the timings contract.

@@ -594,7 +594,7 @@ fn stage_refuses_a_smoke_whose_output_path_exists_already() {
 /// A smoke submission that cannot be written (a full disk) takes the
 /// trigger written before it away again: left there, the trigger refused the
 /// retry ("never overwrites a trigger ... (it may have run)") for a smoke
-/// that never existed. The full disk is a file-size limit between the two
+/// that never existed. The folders made for them go too. The full disk is a file-size limit between the two
 /// files' sizes, which stops root as well; the smoke is made the larger by a
 /// long --script path, which it holds and the trigger does not.
 #[test]
@@ -639,6 +639,8 @@ fn a_smoke_that_cannot_be_written_takes_the_trigger_away_and_the_retry_runs() {
     assert!(stderr(&out).contains("stage1-smoke.sh"), "{}", stderr(&out));
     assert!(!here.join("stage/stage2-trigger.toml").exists());
     assert!(!here.join("stage/stage1-smoke.sh").exists());
+    // Nor the folders it made for them (`stage/`, `stage/logs/`).
+    assert!(!here.join("stage").exists());
 
     let out = stage_in(here, None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

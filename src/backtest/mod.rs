@@ -574,19 +574,20 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         .map(|(stratum, runs)| (stratum.clone(), campaign_probes(runs, design)))
         .collect();
     // Each stratum's campaign, read once from its labels.
-    let labels_of = |stratum: &str| {
-        crate::stratum::Stratum::parse(stratum)
-            .map(|s| s.labels().clone())
-            .unwrap_or_default()
-    };
+    let labels_of = |stratum: &str| crate::stratum::Stratum::parse(stratum).unwrap_or_default();
     if let Some(label) = &options.campaign_by {
         // A label no stratum has would make all strata one campaign, as if
         // --campaign-by had not been given: a misspelt label would pass for
         // a grouping that was not made.
-        if !groups.keys().any(|s| labels_of(s).contains_key(label)) {
+        if !groups.keys().any(|s| labels_of(s).label(label).is_some()) {
             let known: std::collections::BTreeSet<String> = groups
                 .keys()
-                .flat_map(|s| labels_of(s).into_keys())
+                .flat_map(|s| {
+                    labels_of(s)
+                        .labels()
+                        .map(|(k, _)| k.to_string())
+                        .collect::<Vec<_>>()
+                })
                 .collect();
             let known = if known.is_empty() {
                 "the strata have no labels".to_string()
@@ -608,7 +609,10 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         .map(|stratum| {
             let key = match &options.campaign_by {
                 None => String::new(),
-                Some(label) => labels_of(stratum).get(label).cloned().unwrap_or_default(),
+                Some(label) => labels_of(stratum)
+                    .label(label)
+                    .unwrap_or_default()
+                    .to_string(),
             };
             (stratum.as_str(), key)
         })

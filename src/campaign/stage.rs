@@ -855,9 +855,10 @@ impl Staged {
         {
             return Err(refuse(path));
         }
-        std::fs::create_dir_all(&self.log_dir)
-            .map_err(|e| Error::io(format!("cannot create {}", self.log_dir.display()), e))?;
         let mut created = CreatedFiles::default();
+        created
+            .create_folder(&self.log_dir)
+            .map_err(|e| Error::io(format!("cannot create {}", self.log_dir.display()), e))?;
         for (path, text) in files {
             created.write_new(path, text.as_bytes(), || refuse(path))?;
         }

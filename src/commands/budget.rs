@@ -206,7 +206,8 @@ fn write_job_scripts(
     {
         return Err(refuse(&existing.path));
     }
-    std::fs::create_dir_all(dir)
+    created
+        .create_folder(dir)
         .map_err(|e| Error::io(format!("cannot create --script-dir {}", dir.display()), e))?;
     for script in &scripts {
         // Keep: a file that appeared since the check above is still not replaced.

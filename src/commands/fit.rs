@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::atomic::{same_file, write_file, IfExists};
+use crate::atomic::same_file;
 use crate::commands::flags;
 use crate::commands::input::refuse_overwriting_inputs;
 use crate::error::{Error, Origin, Result};
@@ -172,9 +172,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
         )));
     }
     if let Some(path) = &args.output {
-        let text = serde_json::to_string_pretty(&report.model)
-            .map_err(|e| Error::Failed(format!("cannot encode the model: {e}")))?;
-        write_file(path, format!("{text}\n").as_bytes(), IfExists::Replace)?;
+        report.model.save(path)?;
     }
     if let Some(path) = &args.plot {
         fit::plot::draw(&report, path)?;

@@ -22,7 +22,8 @@ pub(super) fn param_count(form: Form) -> usize {
     form.param_count()
 }
 
-#[derive(Serialize, Deserialize)]
+/// The file as read; written through [`FileJsonRef`], field for field.
+#[derive(Deserialize)]
 pub struct FileJson {
     schema: u32,
     calib_version: String,
@@ -100,14 +101,25 @@ pub struct SpreadJson {
     runs_at_horizon: Option<usize>,
 }
 
-impl From<ModelFile> for FileJson {
-    fn from(file: ModelFile) -> Self {
-        FileJson {
+/// [`FileJson`] as written, borrowing the model: serde's `into` would clone
+/// every stratum first, twice the memory for a model of many.
+#[derive(Serialize)]
+struct FileJsonRef<'a> {
+    schema: u32,
+    calib_version: &'a str,
+    created_at: &'a str,
+    strata: &'a [StratumModel],
+}
+
+impl Serialize for ModelFile {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        FileJsonRef {
             schema: SCHEMA,
-            calib_version: file.calib_version,
-            created_at: file.created_at,
-            strata: file.strata,
+            calib_version: &self.calib_version,
+            created_at: &self.created_at,
+            strata: &self.strata,
         }
+        .serialize(serializer)
     }
 }
 
