@@ -165,6 +165,16 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     ticks
 }
 
+/// `text` cut to at most `max_chars` characters, the cut marked with `…`: a
+/// label longer than its place would run into its neighbours'.
+pub(crate) fn shortened(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
 /// A tick label: as few decimals as tell the ticks apart (`2`, `2.5`, `0.25`).
 pub(crate) fn tick(value: f64) -> String {
     crate::output::trimmed(value, 6)
@@ -221,6 +231,15 @@ mod tests {
     fn log_ticks_are_one_two_five_within_the_range() {
         assert_eq!(log_ticks(1.5, 60.0), [2.0, 5.0, 10.0, 20.0, 50.0]);
         assert!(log_ticks(0.0, 1.0).is_empty());
+    }
+
+    #[test]
+    fn a_shortened_label_fits_and_says_it_was_cut() {
+        assert_eq!(shortened("dataset=Y", 40), "dataset=Y");
+        let long = "d=".to_string() + &"é".repeat(3000);
+        let cut = shortened(&long, 40);
+        assert_eq!(cut.chars().count(), 40);
+        assert!(cut.starts_with("d=éé") && cut.ends_with('…'), "{cut}");
     }
 
     #[test]

@@ -232,6 +232,36 @@ fn fit_plot_of_run_length_rows_has_a_band() {
     assert_eq!(figure.texts_containing("workload=W").len(), 1);
 }
 
+/// A stratum's name longer than its cell is cut in its caption, so that it
+/// does not run into the next cell's; the caption keeps what it says of the fit.
+#[test]
+fn a_long_stratum_name_is_cut_to_its_cell_in_the_fit_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, _) = calib::synth::spread_case(15, 2);
+    let long = format!("dataset=Y{}", "x".repeat(3000));
+    let timings = write_arg(dir.path(), "t.csv", csv.replace("dataset=Y", &long));
+    let svg = dir.path().join("fit.svg");
+    let out = calib()
+        .args(["fit", &timings, "--plot"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let figure = Svg::read(&svg);
+    let width: usize = figure.elements[0].1["width"].parse().unwrap();
+    let captions = figure.texts_containing("probed up to");
+    assert_eq!(captions.len(), 2, "{captions:?}");
+    for caption in captions {
+        // Two strata: one column of cells, as wide as the figure; about 10
+        // pixels per character.
+        assert!(caption.chars().count() <= width / 10, "{caption}");
+    }
+    let cut = figure.texts_containing("dataset=Yxxx");
+    assert_eq!(cut.len(), 1);
+    assert!(cut[0].contains("…: "), "{}", cut[0]);
+    assert_eq!(figure.texts_containing("dataset=Z").len(), 1);
+}
+
 /// The band's points: positive, non-decreasing in the run length (a band of
 /// cumulative time cannot fall as a run grows), upper over predicted, at
 /// every length from 1 to far beyond the probe; they include the probe's end

@@ -931,7 +931,7 @@ fn markers_printed_as_a_unit_starts_are_pointed_out() {
         "--",
         "sh",
         "-c",
-        "for i in 1 2 3 4 5; do echo \"Epoch $i/5\"; sleep 0.2; done",
+        "for i in 1 2 3 4; do echo \"Epoch $i/4\"; sleep 1.2; done",
     ]);
     assert!(late.contains("about one unit's time"), "{late}");
     let on_time = run_in_tempdir(&[
@@ -940,9 +940,21 @@ fn markers_printed_as_a_unit_starts_are_pointed_out() {
         "--",
         "sh",
         "-c",
-        "for i in 1 2 3 4 5; do sleep 0.2; echo \"epoch $i\"; done",
+        "for i in 1 2 3 4; do sleep 1.2; echo \"epoch $i\"; done",
     ]);
     assert!(!on_time.contains("about one unit's time"), "{on_time}");
+    // Sub-second units and as long a teardown (an interpreter's exit): one
+    // unit's offset would be invisible in a --time, and it is likelier the
+    // exit; no word.
+    let teardown = run_in_tempdir(&[
+        "-s",
+        "k=v",
+        "--",
+        "sh",
+        "-c",
+        "for i in 1 2 3 4 5; do sleep 0.2; echo \"epoch $i\"; done; sleep 0.2",
+    ]);
+    assert!(!teardown.contains("about one unit's time"), "{teardown}");
 }
 
 /// calib probe with `args` in a new folder; its stderr, the run asserted to succeed.

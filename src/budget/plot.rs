@@ -149,12 +149,7 @@ impl<'a> BudgetFigure<'a> {
                 } else {
                     &m.stratum
                 };
-                if name.chars().count() > MAX_LABEL_CHARS {
-                    let kept: String = name.chars().take(MAX_LABEL_CHARS - 1).collect();
-                    format!("{kept}…")
-                } else {
-                    name.to_string()
-                }
+                crate::plot::shortened(name, MAX_LABEL_CHARS)
             })
             .collect()
     }

@@ -34,6 +34,10 @@ use crate::projection::Projector;
 
 /// Strata drawn at most (the first in order).
 pub const MAX_PANELS: usize = 36;
+
+/// The fewest characters of a stratum's name its caption keeps, however
+/// narrow the cell.
+const MIN_STRATUM_CHARS: usize = 16;
 /// Measured points drawn at most per panel (evenly thinned beyond, each
 /// run's last point kept).
 const MAX_POINTS: usize = 4000;
@@ -221,9 +225,8 @@ fn draw_stratum<DB: DrawingBackend>(
     let horizon = model.projection.probe_units.max(1);
     let last = curve.last().map_or(horizon, |p| p.units);
     let runs = measured.points.len();
-    let caption = format!(
-        "{}: {} (runner-up {}), {} run(s) probed up to {} units{}",
-        measured.stratum,
+    let details = format!(
+        ": {} (runner-up {}), {} run(s) probed up to {} units{}",
         model.form(),
         model.runner_up().map(|f| f.name()).unwrap_or("-"),
         model.runs,
@@ -233,6 +236,14 @@ fn draw_stratum<DB: DrawingBackend>(
             None => String::new(),
         }
     );
+    // About 10 pixels per character at 18 points: a longer caption would run
+    // into the next cell's. The stratum gives way, keeping its beginning.
+    let fits = cell.dim_in_pixel().0 as usize / 10;
+    let stratum = measured.stratum.to_string();
+    let room = fits
+        .saturating_sub(details.chars().count())
+        .max(MIN_STRATUM_CHARS);
+    let caption = format!("{}{details}", plot::shortened(&stratum, room));
     let body = cell
         .titled(&caption, ("sans-serif", 18))
         .map_err(text_err)?;

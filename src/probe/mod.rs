@@ -476,19 +476,29 @@ fn leftovers_text(outcome: &runner::RunOutcome) -> Option<String> {
     ))
 }
 
+/// The shortest time after the last unit that [`start_markers_text`] speaks
+/// of. Markers a unit late shift a run's total by one unit: under a second,
+/// Slurm's one-minute `--time` cannot show it, and a second is what an
+/// interpreter's exit (Python freeing its modules) takes, which is the likelier
+/// reading of such a tail after sub-second units.
+const LATE_TAIL_MIN_S: f64 = 1.0;
+
 /// When a run that ended by itself went on for about one more unit after its
 /// last marker: the sign of markers printed as a unit *starts* (Keras's
 /// `Epoch k/N`, a tqdm bar per epoch), which make every row a unit late and
 /// leave the last unit out of the timings. A teardown as long as a unit looks
-/// the same, hence "if".
+/// the same, hence "if"; under [`LATE_TAIL_MIN_S`] it is not mentioned.
 fn start_markers_text(outcome: &runner::RunOutcome) -> Option<String> {
     let stats = &outcome.stats;
     if outcome.end != RunEnd::Exit(0) || stats.unit_s.len() < 3 {
         return None;
     }
-    let median = stats.median()?;
     let last_unit_at: f64 = stats.unit_s.iter().sum();
     let after = outcome.elapsed_s - last_unit_at;
+    if after < LATE_TAIL_MIN_S {
+        return None;
+    }
+    let median = stats.median()?;
     (median > 0.0 && (0.5 * median..=2.0 * median).contains(&after)).then(|| {
         format!(
             "the command ran {} after its last unit, about one unit's time: if its progress lines mark where a unit starts (Keras prints `Epoch k/N` as an epoch begins), every row is a unit late and the last unit is missing; print CALIB_UNIT when a unit ends, or give a --unit-regex for a line printed at its end",
