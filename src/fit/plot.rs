@@ -38,6 +38,7 @@ pub const MAX_PANELS: usize = 36;
 /// The fewest characters of a stratum's name its caption keeps, however
 /// narrow the cell.
 const MIN_STRATUM_CHARS: usize = 16;
+
 /// Measured points drawn at most per panel (evenly thinned beyond, each
 /// run's last point kept).
 const MAX_POINTS: usize = 4000;
