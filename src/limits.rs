@@ -435,6 +435,19 @@ pub(crate) fn nul_byte(origin: &Origin, line: u64, bounds: &Bounds) -> Error {
     )
 }
 
+/// The place of the first NUL byte in the line that `bytes[..end]` ends
+/// with (from its last line break), if it holds one.
+pub(crate) fn nul_in_line_ending(bytes: &[u8], end: usize) -> Option<usize> {
+    let start = bytes[..end]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    bytes[start..end]
+        .iter()
+        .position(|&b| b == 0)
+        .map(|nul| start + nul)
+}
+
 /// A size in bytes as messages give a bound: in GiB or MiB when whole.
 fn size_text(bytes: u64) -> String {
     match bytes {
@@ -448,14 +461,8 @@ fn line_too_long(origin: &Origin, bytes: &[u8], at: usize, bounds: &Bounds) -> E
     // A long line of a text input that holds a NUL byte (a mapped table's
     // lines are bounded before any NUL is looked for) is a binary file's.
     let at = at.min(bytes.len());
-    let start = bytes[..at]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    if let Some(nul) = bytes[start..at].iter().position(|&b| b == 0) {
-        if bounds.text {
-            return nul_byte(origin, line_of(bytes, start + nul), bounds);
-        }
+    if let Some(nul) = nul_in_line_ending(bytes, at).filter(|_| bounds.text) {
+        return nul_byte(origin, line_of(bytes, nul), bounds);
     }
     Error::input(
         origin.clone(),

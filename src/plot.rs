@@ -79,6 +79,17 @@ pub fn check_path(path: &Path, flag: &str) -> Result<Format> {
     }
 }
 
+/// Checks, before any work or write, that the figure `flag` names can be
+/// written: its format is known ([`check_path`]), and its folder is there
+/// and the target a regular file or nothing
+/// ([`crate::atomic::check_replaceable`]). A command that writes other files
+/// first (`calib fit -o`, `calib budget --script-dir`) then leaves them as
+/// they were when the figure is refused.
+pub fn check_target(path: &Path, flag: &str) -> Result<()> {
+    check_path(path, flag)?;
+    crate::atomic::check_replaceable(path)
+}
+
 /// Something drawn on a drawing area of any backend (PNG or SVG).
 pub(crate) trait Figure {
     /// Width and height, pixels.

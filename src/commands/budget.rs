@@ -256,9 +256,7 @@ fn grid_derivation(args: &BudgetArgs) -> Result<Option<GridDerivation>> {
 pub fn run(args: &BudgetArgs) -> Result<i32> {
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave job scripts behind.
-        crate::plot::check_path(path, "--plot")?;
-        // Nor a folder that is not there, or a target that is not a file.
-        crate::atomic::check_replaceable(path)?;
+        crate::plot::check_target(path, "--plot")?;
     }
     let (partitions, selector) = args.partition.load()?;
     // The caps must be the target cluster's: a list of another one's would

@@ -120,9 +120,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     };
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave a model behind.
-        crate::plot::check_path(path, "--plot")?;
-        // Nor a folder that is not there, or a target that is not a file.
-        crate::atomic::check_replaceable(path)?;
+        crate::plot::check_target(path, "--plot")?;
     }
     if let (Some(model), Some(plot)) = (&args.output, &args.plot) {
         // The figure is written after the model: it would replace it.

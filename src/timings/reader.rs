@@ -72,8 +72,8 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    excerpt, line_of, nul_byte, read_stdin_bounded, read_table_file_bounded, Bounds, InputBytes,
-    MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
+    excerpt, line_of, nul_byte, nul_in_line_ending, read_stdin_bounded, read_table_file_bounded,
+    Bounds, InputBytes, MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -1331,11 +1331,10 @@ impl Table<'_> {
     /// a crash, or pre-allocated) is refused as a small one is when read
     /// ([`crate::limits::read_bounded`]), not skipped as one cut row.
     fn refuse_nul_in_torn_line(&self, bytes: &[u8], line_offset: u64) -> Result<()> {
-        let start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        match bytes[start..].iter().position(|&b| b == 0) {
+        match nul_in_line_ending(bytes, bytes.len()) {
             Some(at) => Err(nul_byte(
                 self.origin,
-                line_offset + line_of(bytes, start + at),
+                line_offset + line_of(bytes, at),
                 &TABLE,
             )),
             None => Ok(()),
