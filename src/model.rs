@@ -34,6 +34,7 @@
 //! | `form_error` | log-sd added to the bound once beyond H: how far the chosen form, fitted on the probe's early units, under-predicted its later ones, net of that score's noise (ε in [`crate::projection`]). Optional (added within schema 1; written only when positive; absent: 0) | finite, 0 to 13.8 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
 //! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); the bound counts one standard error of that trend for the constant form (V_trend in [`crate::projection`]), and `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: no trend counted or checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |
+//! | `convex_alternative` | `{params}`: a cost bending upward from a base, c(i) = a + h·i^b (form `base_power`, b = 2), that the probe could not rule out beside a chosen form growing no faster than a power law (`crate::fit`). No bound averages it in; `calib budget` notes what a run would take under it. Optional (added within schema 1; written only where there is one) | as a curve of the form `base_power` (b within 1..=4); h > 0 |
 //!
 //! A file that breaks any of these is refused on load (exit 2), with the
 //! stratum and the field named. `calib fit` checks what it writes with the same
@@ -51,7 +52,7 @@ use crate::error::{Error, Origin, Result};
 use crate::forms::Form;
 use crate::output::{factor, percent};
 pub use crate::projection::TrendResolution;
-use crate::projection::{ProjectionParams, Projector};
+use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 
 pub use check::Defect;
 
@@ -100,6 +101,13 @@ pub struct StratumModel {
     /// Why the probe cannot support a bound at all, when it cannot: `calib
     /// budget` then gives no time for the stratum (status `unsupported`).
     pub unsupported: Option<Unsupported>,
+    /// A cost bending upward on its base, c(i) = a + h*i^2 (the form
+    /// `base_power` at b = 2), that the probe could not rule out: recorded
+    /// where the probe's unit costs rose, the chosen form was linear, log or a
+    /// power law, and this form predicted the probe's later units about as
+    /// well as the chosen one (`crate::fit`, "convex alternative"). Projections
+    /// do not average it in; `calib budget` states what it would take.
+    pub convex_alternative: Option<Curve>,
 }
 
 /// What a probe showed that no bound can be built on.
@@ -377,7 +385,7 @@ impl StratumModel {
             floor_s: bounds.floor_s,
             upper_s: bounds.upper_s,
             confidence,
-            notes: self.notes(units),
+            notes: self.notes(units, bounds.predicted_s, bounds.upper_s),
         }
     }
 
@@ -402,7 +410,17 @@ impl StratumModel {
         self.projection.spread.mean_ln_level.exp()
     }
 
-    fn notes(&self, units: u64) -> Vec<String> {
+    /// What a run of `units` units would take at the runs' mean level if
+    /// its cost bent upward as the convex alternative does, when the model
+    /// records one (seconds).
+    pub fn convex_alternative_s(&self, units: u64) -> Option<f64> {
+        let curve = self.convex_alternative.as_ref()?;
+        let p = &self.projection;
+        let eval = Evaluator::new(curve, p.probe_units, p.min_unit_cost_s);
+        Some(eval.total(units) * self.mean_level()).filter(|s| s.is_finite())
+    }
+
+    fn notes(&self, units: u64, predicted_s: f64, upper_s: f64) -> Vec<String> {
         let params = &self.projection;
         let mut notes = Vec::new();
         let h = params.probe_units.max(1);
@@ -463,6 +481,9 @@ impl StratumModel {
                 "{k} of {runs} runs reached the last quarter of the longest probe ({h} units): beyond the others' reach the curve follows {those} alone, so the bound takes its centre as known from {known}, not {runs}"
             ));
         }
+        if let Some(convex_s) = self.convex_alternative_s(units).filter(|_| units > h) {
+            notes.push(convex_note(units, h, convex_s, predicted_s, upper_s));
+        }
         if !params.alternatives.is_empty() {
             notes.push(format!(
                 "model average over the forms the probe cannot rule out (their disagreement widens the bound): {}",
@@ -474,6 +495,33 @@ impl StratumModel {
             ));
         }
         notes
+    }
+}
+
+/// The note on a convex alternative the probe could not rule out: what it
+/// would take beside the projection, and the probe that would settle it.
+fn convex_note(
+    units: u64,
+    probe_units: u64,
+    convex_s: f64,
+    predicted_s: f64,
+    upper_s: f64,
+) -> String {
+    use crate::output::human_duration;
+    let head = format!(
+        "the cost per unit rose along the probe, and a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form: at {units} units it would take {} (the projection: {}, the upper bound: {})",
+        human_duration(convex_s),
+        human_duration(predicted_s),
+        human_duration(upper_s)
+    );
+    if convex_s <= upper_s {
+        format!("{head}; the bound covers it")
+    } else {
+        let longer = longer_probe_units(units, probe_units);
+        format!(
+            "{head}, {} the bound, which does not cover it; the probe cannot tell whether the rise bends upward: probe one run to {longer} units (calib probe --units {longer}) and fit again to settle it",
+            factor(convex_s / upper_s, 1)
+        )
     }
 }
 

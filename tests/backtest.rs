@@ -859,3 +859,39 @@ fn full_runs_that_cannot_be_held_out_beside_others_that_can_are_reported() {
         common::stdout(&table)
     );
 }
+
+/// Six finished runs of 50 units whose cost bends upward on a base,
+/// 1 + 0.02 i² s per unit, backtested from 10-unit probes: where a bound is
+/// given it falls short of the held-out runs (a straight line follows the
+/// probe), and every such trial carries the bend the probe could not rule
+/// out, whose figure (a central projection) is near what the run took; with
+/// the probes cut to 40 units no run is missed.
+#[test]
+fn the_bend_a_short_probe_cannot_rule_out_is_reported_with_each_held_out_run() {
+    let cost = |i: u64| 1.0 + 0.02 * (i as f64).powi(2);
+    let mut missed_and_caught = 0;
+    for seed in 1..=6 {
+        let mut noise = Rng::new(seed);
+        let timings = Timings {
+            runs: (0..6)
+                .map(|k| {
+                    let name = format!("r{k}");
+                    run(&name, "shape=bend", 50, &cost, 0.03, &mut noise, true)
+                })
+                .collect(),
+            warnings: Vec::new(),
+            ..Default::default()
+        };
+        let short = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
+        for trial in short.strata[0].trials.iter().filter(|t| !t.unsupported) {
+            if !trial.covered {
+                let convex = trial.convex_s.expect("the bend stated with a miss");
+                assert!((convex / trial.actual_s - 1.0).abs() < 0.2, "{trial:?}");
+                missed_and_caught += 1;
+            }
+        }
+        let long = backtest(&timings, &options(ProbeLength::Units(40), 3)).unwrap();
+        assert_eq!(long.covered, long.trials - long.unsupported, "seed {seed}");
+    }
+    assert!(missed_and_caught > 0, "no 10-unit budget fell short");
+}

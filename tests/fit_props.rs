@@ -182,7 +182,7 @@ proptest! {
         let kappa = projection.extrapolation_kappa;
         let model = StratumModel {
             stratum: "x=1".into(), runs: levels.len(), units_probed: horizon, projection,
-            fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None, unsupported: None,
+            fingerprint: ModelFingerprint::default(), warnings: vec![], selection: None, unsupported: None, convex_alternative: None,
         };
         let mut ns = ns;
         ns.extend([1, 2, horizon, horizon + 1, 255, 256, 257, 260, 1024]);

@@ -792,3 +792,63 @@ fn absurd_figures_on_file_print_as_short_numbers() {
         "{longest_digits} digits in a row: {notes}"
     );
 }
+
+/// A convex alternative on file is checked as every curve is, and the note
+/// budget gives follows its numbers: the form's own sum at the runs' mean
+/// level, beside the bound.
+#[test]
+fn a_convex_alternative_on_file_is_checked_and_its_note_follows_its_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = fitted(dir.path(), &timings_csv());
+    assert!(
+        doc["strata"][0].get("convex_alternative").is_none(),
+        "{doc}"
+    );
+    let note_of = |doc: &Value, name: &str| -> String {
+        let out = budget(dir.path(), &write_model(dir.path(), name, doc));
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["strata"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|n| n.contains("bending upward"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(note_of(&doc, "none.json"), "");
+    // 110 s a unit and 0.01 s x i^2: 11,000 s + 3,383.5 s over 100 units.
+    doc["strata"][0]["convex_alternative"] =
+        json!({"params": {"startup_s": 0.0, "a": 110.0, "b": 2.0, "h": 0.01}});
+    let small = note_of(&doc, "small.json");
+    assert!(small.contains("the bound covers it"), "{small}");
+    doc["strata"][0]["convex_alternative"]["params"]["h"] = json!(1.0);
+    let large = note_of(&doc, "large.json");
+    assert!(large.contains("which does not cover it"), "{large}");
+    assert!(large.contains("calib probe --units"), "{large}");
+    for (name, field, value, needle) in [
+        (
+            "convex-h-negative.json",
+            "h",
+            -0.01,
+            "convex_alternative.params.h",
+        ),
+        (
+            "convex-b-five.json",
+            "b",
+            5.0,
+            "convex_alternative.params.b",
+        ),
+    ] {
+        refused(
+            name,
+            |doc| {
+                doc["strata"][0]["convex_alternative"] =
+                    json!({"params": {"startup_s": 0.0, "a": 110.0, "b": 2.0, "h": 0.01}});
+                doc["strata"][0]["convex_alternative"]["params"][field] = json!(value);
+            },
+            &[needle],
+        );
+    }
+}

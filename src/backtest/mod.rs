@@ -136,6 +136,10 @@ pub struct Trial {
     /// The probe could not support a bound: `calib budget` gives no time
     /// (status `unsupported`), so the trial is neither covered nor missed.
     pub unsupported: bool,
+    /// What the run would take if its cost bent upward as the stratum's
+    /// convex alternative does (a bend the probe could not rule out, which
+    /// `calib budget` notes beside the bound); `None` where none was recorded.
+    pub convex_s: Option<f64>,
     /// Baseline budgets, in [`Baseline::ALL`]'s order.
     pub baselines_s: Vec<f64>,
 }
@@ -421,6 +425,7 @@ fn score(
                 headroom: figure(|p| p.upper_s) / actual_s,
                 covered: given.is_some_and(|(p, _)| p.upper_s >= actual_s),
                 unsupported: given.is_none(),
+                convex_s: model.and_then(|m| m.convex_alternative_s(n)),
                 baselines_s: Baseline::ALL
                     .iter()
                     .map(|&b| baselines.budget(b, n))

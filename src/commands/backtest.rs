@@ -41,7 +41,10 @@ many the budget covered, and the headroom (budget / the held-out run's time; bel
 1.00x the run would have been killed): median, worst and largest; then, for the \
 baselines (mean rate x N, the same x1.5, the last quarter's rate x N), how many they \
 covered and their median headroom. Under it, the campaign's coverage beside the stated \
-confidence. --format csv gives one row per held-out run.";
+confidence, and how many budgeted runs carried a bend the probe could not rule out \
+(a cost rising as the square of the unit on a base, which calib budget notes beside \
+the bound; convex_s in json and csv: what the run would take under it). --format csv \
+gives one row per held-out run.";
 
 /// Arguments of `calib backtest`.
 #[derive(Debug, clap::Args)]

@@ -238,15 +238,35 @@ pub fn fit_form(
     allow_startup: bool,
     grid: &GridPowers,
 ) -> Option<FormFit> {
+    with_startup_rule(obs, allow_startup, |startup| {
+        fit_form_with(form, obs, startup, grid)
+    })
+}
+
+/// The base power a + h i^b at a fixed `b` (linear in startup, a and h),
+/// with the startup rule of [`fit_form`]: the convex alternative
+/// (`crate::fit`).
+pub fn fit_base_power_at(obs: &[Obs], allow_startup: bool, b: f64) -> Option<FormFit> {
+    with_startup_rule(obs, allow_startup, |startup| onset::fit_at(obs, startup, b))
+}
+
+/// The startup rule: with a startup term where it is allowed and identified
+/// (some row starts at unit 0) and the fit makes it non-negative, else
+/// without one.
+fn with_startup_rule(
+    obs: &[Obs],
+    allow_startup: bool,
+    fit: impl Fn(bool) -> Option<FormFit>,
+) -> Option<FormFit> {
     let has_origin = obs.iter().any(|o| o.u0 == 0);
     if allow_startup && has_origin {
-        if let Some(fit) = fit_form_with(form, obs, true, grid) {
-            if fit.params.startup >= 0.0 {
-                return Some(fit);
+        if let Some(with) = fit(true) {
+            if with.params.startup >= 0.0 {
+                return Some(with);
             }
         }
     }
-    fit_form_with(form, obs, false, grid)
+    fit(false)
 }
 
 fn fit_form_with(form: Form, obs: &[Obs], startup: bool, grid: &GridPowers) -> Option<FormFit> {

@@ -33,6 +33,15 @@
 //!    when no form explains a rise past a doubling ([`MAX_UNEXPLAINED_RISE`]),
 //!    nor one still rising against the chosen form at the end of the probe
 //!    ([`still_rising`]): a rise that goes on, not a step.
+//!    Where the chosen form grows no faster than a power law and the probe's
+//!    unit costs rose, a cost bending upward from a base (a + h·i², the base
+//!    power at a fixed exponent) is scored on the same holdout; if the chosen
+//!    form does not beat it by twice the standard error counting both early
+//!    fits, the probe cannot rule it out, and it is recorded as the **convex
+//!    alternative** ([`convex_alternative`]). It is stated, not averaged in:
+//!    with its exponent free, such a probe holds b anywhere from 1 to 3 and a
+//!    bound built on it grew to hundreds of times the runs on real programs
+//!    (`notebooks/accuracy.md`, "A second out-of-sample set").
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -701,16 +710,35 @@ fn fit_stratum(
         options,
     ));
     // 7. The model schema, checked as every model file is.
-    let model = StratumModel {
+    let mut model = StratumModel {
         stratum: name.to_string(),
         runs: runs.len(),
         units_probed: data.units_probed,
         projection,
         fingerprint: fp,
-        warnings: w.iter().map(|x| x.to_string()).collect(),
+        warnings: Vec::new(),
         selection: Some(schema::selection_record(&forms.choice)),
         unsupported,
+        convex_alternative: forms.convex_alternative.clone(),
     };
+    if model.convex_alternative.is_some() {
+        let at_units = options.units.filter(|&n| n > data.horizon).and_then(|n| {
+            Some(warnings::ConvexAt {
+                units: n,
+                convex_s: model.convex_alternative_s(n)?,
+                predicted_s: model.predicted_s(n),
+            })
+        });
+        w.push(FitWarning::ConvexNotRuledOut {
+            stratum: display.to_string(),
+            at_units,
+            settle_units: crate::model::longer_probe_units(
+                options.advised_units(data.horizon),
+                data.horizon,
+            ),
+        });
+    }
+    model.warnings = w.iter().map(|x| x.to_string()).collect();
     model.check().map_err(|defect| {
         about_inputs(
             sources,
@@ -753,6 +781,9 @@ struct FormsFit {
     /// ([`Takeoff::Undecided`], or not explained and past
     /// [`MAX_UNEXPLAINED_RISE`]): no bound is supported.
     takeoff_unsupported: Option<Unsupported>,
+    /// A cost bending upward that the probe could not rule out
+    /// ([`convex_alternative`]).
+    convex_alternative: Option<Curve>,
 }
 
 /// Steps 2-4: every candidate form fitted, the selection by extrapolation,
@@ -804,6 +835,11 @@ fn fit_forms(
             }
         }
     }
+    let convex_alternative = if takeoff_unsupported.is_none() {
+        convex_alternative(data, &full, &choice)
+    } else {
+        None
+    };
     let mut plausible = vec![CurveFit::from(fit_of_form(&full, choice.chosen))];
     for &f in &choice.plausible {
         if f != choice.chosen {
@@ -830,6 +866,63 @@ fn fit_forms(
         growth_factor,
         geometric_shown,
         takeoff_unsupported,
+        convex_alternative,
+    })
+}
+
+/// The exponent of the convex alternative c(i) = a + h*i^b: the square, the
+/// gentlest bend that is plainly not a straight line. A free exponent was
+/// tried and not adopted (`notebooks/accuracy.md`, "A second out-of-sample
+/// set"): a probe that cannot tell b = 1 from b = 3 states b with a standard
+/// error of several units, which a bound cannot carry.
+const CONVEX_EXPONENT: f64 = 2.0;
+
+/// Step 4b: the convex alternative, a cost bending upward on its base
+/// (a + h*i^2, h > 0, fitted on the whole probe), where the probe cannot rule
+/// it out: the holdout chose a form that grows at most as a power law
+/// (linear, log or power), the probe's unit costs rose (the runs' shared
+/// slope over their later units, as the trend resolution measures it, above
+/// its one-sided 99% t quantile times its standard error), and the form,
+/// fitted on the early units, predicted the later ones within twice the
+/// standard error of the best form's score counting both early fits (the
+/// onset's rule against its twin, [`beats_counting_fits`]). It joins no
+/// model average; the projection states what it would take, and the probe
+/// that would settle it (seen on a computer-algebra program whose series
+/// cost bends upward from a base: 10-unit probes that a straight line fitted
+/// and full runs that took up to 1.06x the 99% bound).
+fn convex_alternative(
+    data: &Intervals,
+    full: &[lsq::FormFit],
+    choice: &select::Choice,
+) -> Option<Curve> {
+    if choice.selection != Selection::Holdout
+        || !matches!(choice.chosen, Form::Linear | Form::Log | Form::Power)
+    {
+        return None;
+    }
+    let later = data
+        .points
+        .iter()
+        .map(|run| run.get(1..).unwrap_or_default());
+    let trend = resolution::shared_slope(later)?;
+    let rising = trend.slope > 0.0
+        && trend.slope > crate::projection::t_quantile(0.99, trend.resolution.df) * trend.se();
+    if !rising {
+        return None;
+    }
+    let best = choice.scores.first()?;
+    let score = select::score_with(&data.obs, &data.views, full, |early| {
+        lsq::fit_base_power_at(early, true, CONVEX_EXPONENT)
+    })?;
+    if !score.score.is_finite() || beats_counting_fits(best, &score) {
+        return None;
+    }
+    let fit = lsq::fit_base_power_at(&data.obs, true, CONVEX_EXPONENT)?;
+    stateable(&fit, data.horizon).then_some(Curve {
+        form: Form::BasePower,
+        params: fit.params,
+        fit: None,
+        weight: 0.0,
     })
 }
 

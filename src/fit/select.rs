@@ -382,6 +382,30 @@ fn score_form(
     grid: &GridPowers,
 ) -> Option<FormScore> {
     let fit = fit_form(form, early, true, grid)?;
+    score_fit(&fit, runs, cut, sigma2)
+}
+
+/// The holdout score of a form fitted on the early part by `fitter`, as
+/// [`choose`] scores its forms (same cut, same per-unit variance from the
+/// full fits `full`); `None` without a holdout.
+pub fn score_with(
+    obs: &[Obs],
+    runs: &[RunView<'_>],
+    full: &[FormFit],
+    fitter: impl Fn(&[Obs]) -> Option<FormFit>,
+) -> Option<FormScore> {
+    let shape = runs_shape(runs);
+    if holdout_impossible(&shape).is_some() {
+        return None;
+    }
+    let (cut, early) = early_part(obs, &shape);
+    let fit = fitter(&early)?;
+    score_fit(&fit, runs, cut, per_unit_variance(full))
+}
+
+fn score_fit(fit: &FormFit, runs: &[RunView<'_>], cut: u64, sigma2: f64) -> Option<FormScore> {
+    let form = fit.form;
+    let fit = fit.clone();
     let mut d = Vec::new();
     let mut var_analytic = 0.0;
     for error in runs
@@ -417,6 +441,12 @@ fn score_form(
     })
 }
 
+/// The holdout's cut and the rows up to it, which the forms are fitted on.
+fn early_part(obs: &[Obs], shape: &RunsShape) -> (u64, Vec<Obs>) {
+    let cut = early_part_end(shape);
+    (cut, obs.iter().filter(|o| o.u1 <= cut).copied().collect())
+}
+
 /// Sorts the scores best first and marks those within `2 se` of the best.
 fn rank_scores(scores: &mut [FormScore]) {
     scores.sort_by(|a, b| a.score.total_cmp(&b.score));
@@ -433,8 +463,7 @@ pub fn choose(obs: &[Obs], runs: &[RunView<'_>], full: &[FormFit], grid: &GridPo
     if let Some(selection) = holdout_impossible(&shape) {
         return fallback_choice(selection, shape.lengths, full);
     }
-    let cut = early_part_end(&shape);
-    let early: Vec<Obs> = obs.iter().filter(|o| o.u1 <= cut).copied().collect();
+    let (cut, early) = early_part(obs, &shape);
     let sigma2 = per_unit_variance(full);
     // Only forms that also fit the full data can be chosen: the others are
     // not scored (a profiled fit of the early part is costly).

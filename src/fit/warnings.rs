@@ -103,6 +103,15 @@ pub enum FitWarning {
         /// The longer probe run that would show whether the change goes on.
         settle_units: u64,
     },
+    /// The probe could not rule out a cost bending upward on its base (the
+    /// model's convex alternative).
+    ConvexNotRuledOut {
+        stratum: String,
+        /// The run asked for (`--units`), when it is longer than the probe.
+        at_units: Option<ConvexAt>,
+        /// The longer probe run that would settle it.
+        settle_units: u64,
+    },
     /// Per-unit cost multiplies along the probe: the geometric form is in the model.
     GeometricGrowth {
         stratum: String,
@@ -122,6 +131,16 @@ pub enum FitWarning {
     },
 }
 
+/// What the convex alternative would take for the run asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ConvexAt {
+    pub units: u64,
+    /// Seconds, at the runs' mean level.
+    pub convex_s: f64,
+    /// calib's central projection, seconds.
+    pub predicted_s: f64,
+}
+
 impl FitWarning {
     /// The stratum the warning is about (the slow one for `StrataDiffer`).
     pub fn stratum(&self) -> &str {
@@ -138,6 +157,7 @@ impl FitWarning {
             | FitWarning::FailedRuns { stratum, .. }
             | FitWarning::GeometricGrowth { stratum, .. }
             | FitWarning::Onset { stratum, .. }
+            | FitWarning::ConvexNotRuledOut { stratum, .. }
             | FitWarning::TransientUnits { stratum, .. }
             | FitWarning::RegimeChange { stratum, .. }
             | FitWarning::Unsupported { stratum, .. } => stratum,
@@ -243,6 +263,20 @@ impl fmt::Display for FitWarning {
             FitWarning::Onset { stratum, factor_per_unit, growing_pct, probe_units, settle_units } => write!(
                 f,
                 "{stratum}: per-unit cost took off during the probe: a base plus a part multiplying by about x{factor_per_unit:.3} per unit, {growing_pct:.0}% of unit {probe_units}'s cost (the onset form); calib projects that part multiplying up to --units, so a small error in its factor compounds: probe one run to {settle_units} units (calib probe --units {settle_units}) to see whether the growth goes on"
+            ),
+            FitWarning::ConvexNotRuledOut { stratum, at_units, settle_units } => write!(
+                f,
+                "{stratum}: per-unit cost rose along the probe, and a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form; {}; calib budget says whether its bound covers that: probe one run to {settle_units} units (calib probe --units {settle_units}) to see whether the rise bends upward",
+                match at_units {
+                    Some(at) => format!(
+                        "at {} units it would take {}, {} calib's projection ({})",
+                        at.units,
+                        human_duration(at.convex_s),
+                        crate::output::factor(at.convex_s / at.predicted_s, 1),
+                        human_duration(at.predicted_s)
+                    ),
+                    None => "beyond the probe it may outgrow calib's projection".to_string(),
+                }
             ),
             FitWarning::FailedRuns { stratum, failed, runs, example, code, units } => write!(
                 f,

@@ -154,6 +154,18 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
         seen.push(alternative.form);
         curve(&prefix, alternative, h)?;
     }
+    if let Some(convex) = &m.convex_alternative {
+        curve("convex_alternative.", convex, h)?;
+        if convex.params.h.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return Err(Defect::new(
+                "convex_alternative.params.h",
+                format!(
+                    "is {}; expected the growing part's scale, a number > 0 (the alternative bends upward)",
+                    num(convex.params.h)
+                ),
+            ));
+        }
+    }
     fingerprint(m)?;
     projects(m)
 }

@@ -63,6 +63,16 @@ pub struct StratumJson {
     /// its noise could hide, and its bound counts none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     resolution: Option<TrendResolution>,
+    /// Added within schema 1, written where there is one: a convex
+    /// alternative the probe could not rule out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    convex_alternative: Option<ConvexJson>,
+}
+
+/// A convex alternative: the `params` of the form `base_power` (b = 2).
+#[derive(Serialize, Deserialize)]
+pub struct ConvexJson {
+    params: BTreeMap<String, f64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -200,6 +210,9 @@ impl From<StratumModel> for StratumJson {
             selection: m.selection,
             unsupported: m.unsupported,
             resolution: p.resolution,
+            convex_alternative: m.convex_alternative.as_ref().map(|c| ConvexJson {
+                params: curve_json(c).params,
+            }),
         }
     }
 }
@@ -226,6 +239,17 @@ fn curve_from(
                 ),
             )
         })?;
+    curve_of_form(prefix, form, params, fit, weight)
+}
+
+/// [`curve_from`] once the form is known.
+fn curve_of_form(
+    prefix: &str,
+    form: Form,
+    params: &BTreeMap<String, f64>,
+    fit: Option<&FitJson>,
+    weight: f64,
+) -> Result<Curve, Defect> {
     let names = &PARAM_NAMES[..param_count(form)];
     let expected = names.join(", ");
     if let Some(extra) = params.keys().find(|k| !names.contains(&k.as_str())) {
@@ -296,6 +320,11 @@ impl TryFrom<StratumJson> for StratumModel {
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let convex_alternative = s
+            .convex_alternative
+            .as_ref()
+            .map(|c| curve_of_form("convex_alternative.", Form::BasePower, &c.params, None, 0.0))
+            .transpose()?;
         let model = StratumModel {
             stratum: s.stratum,
             runs: s.runs,
@@ -328,6 +357,7 @@ impl TryFrom<StratumJson> for StratumModel {
             warnings: s.warnings,
             selection: s.selection,
             unsupported: s.unsupported,
+            convex_alternative,
         };
         check::stratum(&model)?;
         Ok(model)

@@ -23,6 +23,7 @@ impl Exporter for CsvExporter {
             "headroom",
             "covered",
             "unsupported",
+            "convex_s",
             "probe_runs",
         ]
         .map(String::from)
@@ -45,6 +46,7 @@ impl Exporter for CsvExporter {
                 number(trial.headroom, 4),
                 trial.covered.to_string(),
                 trial.unsupported.to_string(),
+                trial.convex_s.map_or(String::new(), |s| number(s, 3)),
                 trial
                     .probe_runs
                     .iter()

@@ -153,6 +153,50 @@ pub(super) fn fit(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
     })
 }
 
+/// The base power at a fixed exponent `b` (a + h i^b, linear in (startup, a,
+/// h)); the covariance is the linear one, b's entries 0 (b is given, not
+/// fitted). `None` as for [`fit`], with one parameter fewer.
+pub(super) fn fit_at(obs: &[Obs], startup: bool, b: f64) -> Option<FormFit> {
+    let form = Form::BasePower;
+    if obs.len() < usize::from(startup) + 4 {
+        return None;
+    }
+    let solved = solve_at(form, obs, startup, b)?;
+    let (n, df, sigma2) = residual(obs, solved.rss, usize::from(startup) + 2);
+    let theta = &solved.theta;
+    let (s, a, h) = if startup {
+        (theta[0], theta[1], theta[2])
+    } else {
+        (0.0, theta[0], theta[1])
+    };
+    if h.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    let offset = usize::from(!startup);
+    let cov = placed(&solved.inv, sigma2, |j| {
+        let slot = j + offset;
+        if slot >= 2 {
+            slot + 1
+        } else {
+            slot
+        }
+    });
+    Some(FormFit {
+        form,
+        params: Params {
+            startup: s,
+            a,
+            b,
+            h,
+        },
+        startup_fitted: startup,
+        cov,
+        sigma2,
+        df,
+        n_obs: n,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
