@@ -139,8 +139,10 @@ pub struct StagePlan {
     /// The smoke stratum; default the first with two cells or more.
     pub stratum: Option<String>,
     pub smoke_units: u64,
-    /// The smoke's `--time`, as sbatch reads it.
+    /// The smoke's `--time`, as given and as sbatch reads it.
     pub smoke_time: String,
+    /// The same in seconds, as the command parsed it (finite, above 0).
+    pub smoke_s: u64,
     pub records: u64,
     pub fields: Vec<String>,
     pub created_at: String,
@@ -802,9 +804,7 @@ fn smoke_time_warning(
     stratum: &str,
     arrays: &[Stage2Array],
 ) -> Option<String> {
-    let smoke_s = crate::slurm::time::parse_time(&plan.smoke_time)
-        .ok()?
-        .seconds()?;
+    let smoke_s = plan.smoke_s;
     let per_unit_s = arrays
         .iter()
         .filter(|a| {
@@ -1280,6 +1280,7 @@ mod tests {
             stratum: None,
             smoke_units: 3,
             smoke_time: "10".into(),
+            smoke_s: 600,
             records: 1,
             fields: vec!["\"tag\"".into()],
             created_at: "2026-11-30T00:00:00Z".into(),

@@ -166,8 +166,8 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
     // time that means no limit, which a smoke must not ask for.
     let smoke_time =
         |message: String| Error::input(Origin::Argument("--smoke-time".into()), None, message);
-    match parse_time(&args.smoke_time) {
-        Ok(SlurmTime::Limited(s)) if s > 0 => {}
+    let smoke_s = match parse_time(&args.smoke_time) {
+        Ok(SlurmTime::Limited(s)) if s > 0 => s,
         Ok(_) => {
             return Err(smoke_time(format!(
                 "`{}` means no limit to sbatch; expected a finite --time (e.g. 10 or 0:10:00)",
@@ -175,7 +175,7 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
             )))
         }
         Err(e) => return Err(smoke_time(e.to_string())),
-    }
+    };
     let (text, origin) = read_text_argument(stage2, "--stage2", &crate::limits::GRID)?;
     let plan = StagePlan {
         grid_path: grid.clone(),
@@ -186,6 +186,7 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
         stratum: args.stratum.clone(),
         smoke_units: args.smoke_units,
         smoke_time: args.smoke_time.clone(),
+        smoke_s,
         records: args.records,
         fields: args.fields.clone(),
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),

@@ -98,33 +98,36 @@ fn covariance(
     gauss_newton(obs, usize::from(startup) + 3, jacobian, sigma2, |j| {
         j + offset
     })
-    .unwrap_or_else(|| {
-        // The linear solve's columns are (startup,) a, h: h goes past b.
-        placed(&solved.inv, sigma2, |j| {
-            let slot = j + offset;
-            if slot >= 2 {
-                slot + 1
-            } else {
-                slot
-            }
-        })
+    .unwrap_or_else(|| linear_covariance(solved, sigma2, startup))
+}
+
+/// The covariance of the linear solve's (startup,) a and h, placed in the
+/// form's slots: h goes past b, whose entries stay 0.
+fn linear_covariance(solved: &Solved, sigma2: f64, startup: bool) -> Covariance {
+    let offset = usize::from(!startup);
+    placed(&solved.inv, sigma2, |j| {
+        let slot = j + offset;
+        if slot >= 2 {
+            slot + 1
+        } else {
+            slot
+        }
     })
 }
 
-/// Fits the onset form or the base power (`form`); `None` when the intervals
-/// are too few to tell b, no b gives a solvable fit, or the growing part
-/// comes out negative.
-pub(super) fn fit(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
-    // Four parameters, b among them, need more distinct intervals than that:
-    // with as many (run lengths at two or three lengths, the early part of
-    // their holdout), every b fits exactly and b is left to rounding.
-    if obs.len() < usize::from(startup) + 5 {
-        return None;
-    }
-    let b = best_b(form, obs, startup)?;
+/// The linear solve at a given `b`, its parameters and residual statistics
+/// (n, df, σ²), b counted among the parameters when `b_fitted`; `None` when
+/// there is no solve or the growing part is not positive.
+fn solve_with_b(
+    form: Form,
+    obs: &[Obs],
+    startup: bool,
+    b: f64,
+    b_fitted: bool,
+) -> Option<(Solved, Params, (f64, f64, f64))> {
     let solved = solve_at(form, obs, startup, b)?;
-    // (startup,) a and h, and b.
-    let (n, df, sigma2) = residual(obs, solved.rss, usize::from(startup) + 3);
+    let parameters = usize::from(startup) + 2 + usize::from(b_fitted);
+    let stats = residual(obs, solved.rss, parameters);
     let theta = &solved.theta;
     let (s, a, h) = if startup {
         (theta[0], theta[1], theta[2])
@@ -141,6 +144,21 @@ pub(super) fn fit(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
         b,
         h,
     };
+    Some((solved, params, stats))
+}
+
+/// Fits the onset form or the base power (`form`); `None` when the intervals
+/// are too few to tell b, no b gives a solvable fit, or the growing part
+/// comes out negative.
+pub(super) fn fit(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
+    // Four parameters, b among them, need more distinct intervals than that:
+    // with as many (run lengths at two or three lengths, the early part of
+    // their holdout), every b fits exactly and b is left to rounding.
+    if obs.len() < usize::from(startup) + 5 {
+        return None;
+    }
+    let b = best_b(form, obs, startup)?;
+    let (solved, params, (n, df, sigma2)) = solve_with_b(form, obs, startup, b, true)?;
     let cov = covariance(form, obs, startup, &params, &solved, sigma2);
     Some(FormFit {
         form,
@@ -157,40 +175,16 @@ pub(super) fn fit(form: Form, obs: &[Obs], startup: bool) -> Option<FormFit> {
 /// h)); the covariance is the linear one, b's entries 0 (b is given, not
 /// fitted). `None` as for [`fit`], with one parameter fewer.
 pub(super) fn fit_at(obs: &[Obs], startup: bool, b: f64) -> Option<FormFit> {
-    let form = Form::BasePower;
     if obs.len() < usize::from(startup) + 4 {
         return None;
     }
-    let solved = solve_at(form, obs, startup, b)?;
-    let (n, df, sigma2) = residual(obs, solved.rss, usize::from(startup) + 2);
-    let theta = &solved.theta;
-    let (s, a, h) = if startup {
-        (theta[0], theta[1], theta[2])
-    } else {
-        (0.0, theta[0], theta[1])
-    };
-    if h.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return None;
-    }
-    let offset = usize::from(!startup);
-    let cov = placed(&solved.inv, sigma2, |j| {
-        let slot = j + offset;
-        if slot >= 2 {
-            slot + 1
-        } else {
-            slot
-        }
-    });
+    let form = Form::BasePower;
+    let (solved, params, (n, df, sigma2)) = solve_with_b(form, obs, startup, b, false)?;
     Some(FormFit {
         form,
-        params: Params {
-            startup: s,
-            a,
-            b,
-            h,
-        },
+        params,
         startup_fitted: startup,
-        cov,
+        cov: linear_covariance(&solved, sigma2, startup),
         sigma2,
         df,
         n_obs: n,
