@@ -348,6 +348,10 @@ pub struct Projection {
     pub confidence: f64,
     /// What widened or limited the bound, in words.
     pub notes: Vec<String>,
+    /// What the run would take under a bend the probe could not rule out
+    /// (the model's convex alternative), when there is one and the run goes
+    /// beyond the probe: a sign that the bound may be short.
+    pub convex_s: Option<f64>,
 }
 
 impl StratumModel {
@@ -386,6 +390,9 @@ impl StratumModel {
             upper_s: bounds.upper_s,
             confidence,
             notes: self.notes(units, bounds.predicted_s, bounds.upper_s),
+            convex_s: self
+                .convex_alternative_s(units)
+                .filter(|_| units > self.projection.probe_units),
         }
     }
 

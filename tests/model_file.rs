@@ -804,29 +804,46 @@ fn a_convex_alternative_on_file_is_checked_and_its_note_follows_its_numbers() {
         doc["strata"][0].get("convex_alternative").is_none(),
         "{doc}"
     );
-    let note_of = |doc: &Value, name: &str| -> String {
+    // The note, the figure in the JSON, and the warning after the table.
+    let budgeted = |doc: &Value, name: &str| -> (String, Option<f64>, String) {
         let out = budget(dir.path(), &write_model(dir.path(), name, doc));
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["strata"][0]["notes"]
+        let note = v["strata"][0]["notes"]
             .as_array()
             .unwrap()
             .iter()
             .filter_map(Value::as_str)
             .find(|n| n.contains("bending upward"))
             .unwrap_or_default()
-            .to_string()
+            .to_string();
+        (note, v["strata"][0]["convex_s"].as_f64(), stderr(&out))
     };
-    assert_eq!(note_of(&doc, "none.json"), "");
-    // 110 s a unit and 0.01 s x i^2: 11,000 s + 3,383.5 s over 100 units.
+    let (note, convex_s, err) = budgeted(&doc, "none.json");
+    assert_eq!((note.as_str(), convex_s), ("", None));
+    assert!(!err.contains("bending upward"), "{err}");
+    // 110 s a unit and 0.01 s x i^2: 11,000 s + 3,383.5 s over 100 units,
+    // at the runs' mean level, which the curve's own level already is.
     doc["strata"][0]["convex_alternative"] =
         json!({"params": {"startup_s": 0.0, "a": 110.0, "b": 2.0, "h": 0.01}});
-    let small = note_of(&doc, "small.json");
+    let (small, small_s, err) = budgeted(&doc, "small.json");
     assert!(small.contains("the bound covers it"), "{small}");
+    let small_s = small_s.expect("convex_s");
+    assert!(
+        (small_s / 14_383.5 - 1.0).abs() < 0.03,
+        "{small_s} for 14,383.5 s"
+    );
+    assert!(
+        err.contains("could not rule out a cost bending upward"),
+        "{err}"
+    );
+    assert!(err.contains("d=a"), "{err}");
     doc["strata"][0]["convex_alternative"]["params"]["h"] = json!(1.0);
-    let large = note_of(&doc, "large.json");
+    let (large, large_s, _) = budgeted(&doc, "large.json");
     assert!(large.contains("which does not cover it"), "{large}");
     assert!(large.contains("calib probe --units"), "{large}");
+    // 11,000 s + 338,350 s: the figure follows the numbers on file.
+    assert!(large_s.expect("convex_s") > 20.0 * small_s, "{large_s:?}");
     for (name, field, value, needle) in [
         (
             "convex-h-negative.json",

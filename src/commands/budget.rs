@@ -346,6 +346,22 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         Format::Table => output::write_table(export)?,
         _ => output::write_result(export)?,
     }
+    // Out of sample, the times given where the probe could not rule out a
+    // bend were the ones that fell short (README, "Evidence"): say so where
+    // it cannot be missed, after the table.
+    let bent: Vec<&str> = plan
+        .strata
+        .iter()
+        .filter(|s| s.time_given().is_some() && s.projection.convex_s.is_some())
+        .map(|s| s.stratum.as_str())
+        .collect();
+    if !bent.is_empty() {
+        output::warn(format_args!(
+            "{} stratum(s) got a --time whose probe could not rule out a cost bending upward, and may need more: {}; see their notes, and probe one run further as they say before submitting every task",
+            bent.len(),
+            bent.join(", ")
+        ));
+    }
     let refused = plan.refused();
     if !refused.is_empty() {
         for status in [Status::OverCap, Status::Unsupported] {

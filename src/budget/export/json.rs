@@ -30,6 +30,7 @@ impl Exporter for JsonExporter {
                     "predicted_s": round3(s.projection.predicted_s),
                     "floor_s": round3(s.projection.floor_s),
                     "upper_s": round3(s.projection.upper_s),
+                    "convex_s": s.projection.convex_s.map(round3),
                     "time": s.time_given(),
                     "time_s": s.time_given().map(|_| s.decision.time_s()),
                     "partition": s.decision.partition,
