@@ -405,12 +405,11 @@ pub fn score_with(
 
 fn score_fit(fit: &FormFit, runs: &[RunView<'_>], cut: u64, sigma2: f64) -> Option<FormScore> {
     let form = fit.form;
-    let fit = fit.clone();
     let mut d = Vec::new();
     let mut var_analytic = 0.0;
     for error in runs
         .iter()
-        .filter_map(|run| run_error(&fit, run, cut, sigma2))
+        .filter_map(|run| run_error(fit, run, cut, sigma2))
     {
         d.push(error.log_error);
         var_analytic += error.analytic_variance;
@@ -426,7 +425,7 @@ fn score_fit(fit: &FormFit, runs: &[RunView<'_>], cut: u64, sigma2: f64) -> Opti
     } else {
         0.0
     };
-    let var_fit = fit_variance_of_mean_error(&fit, runs, cut);
+    let var_fit = fit_variance_of_mean_error(fit, runs, cut);
     Some(FormScore {
         form,
         score: if mean.is_finite() {
