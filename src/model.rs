@@ -383,16 +383,17 @@ impl StratumModel {
     /// Projects a new run of `units` units at a one-sided `confidence` in (0, 1).
     pub fn project(&self, units: u64, confidence: f64) -> Projection {
         let bounds = Projector::new(&self.projection).project(units, confidence);
+        let convex_s = self
+            .convex_alternative_s(units)
+            .filter(|_| units > self.projection.probe_units);
         Projection {
             units,
             predicted_s: bounds.predicted_s,
             floor_s: bounds.floor_s,
             upper_s: bounds.upper_s,
             confidence,
-            notes: self.notes(units, bounds.predicted_s, bounds.upper_s),
-            convex_s: self
-                .convex_alternative_s(units)
-                .filter(|_| units > self.projection.probe_units),
+            notes: self.notes(units, convex_s, bounds.predicted_s, bounds.upper_s),
+            convex_s,
         }
     }
 
@@ -427,7 +428,16 @@ impl StratumModel {
         Some(eval.total(units) * self.mean_level()).filter(|s| s.is_finite())
     }
 
-    fn notes(&self, units: u64, predicted_s: f64, upper_s: f64) -> Vec<String> {
+    /// The notes on a run of `units` units: `convex_s` what it would take
+    /// under the convex alternative (beyond the probe), beside `predicted_s`
+    /// and `upper_s`.
+    fn notes(
+        &self,
+        units: u64,
+        convex_s: Option<f64>,
+        predicted_s: f64,
+        upper_s: f64,
+    ) -> Vec<String> {
         let params = &self.projection;
         let mut notes = Vec::new();
         let h = params.probe_units.max(1);
@@ -488,7 +498,7 @@ impl StratumModel {
                 "{k} of {runs} runs reached the last quarter of the longest probe ({h} units): beyond the others' reach the curve follows {those} alone, so the bound takes its centre as known from {known}, not {runs}"
             ));
         }
-        if let Some(convex_s) = self.convex_alternative_s(units).filter(|_| units > h) {
+        if let Some(convex_s) = convex_s {
             notes.push(convex_note(units, h, convex_s, predicted_s, upper_s));
         }
         if !params.alternatives.is_empty() {

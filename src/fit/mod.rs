@@ -602,9 +602,8 @@ fn still_rising(points: &[Vec<(u64, f64)>], chosen: &lsq::FormFit, horizon: u64)
         .filter(|run| run.len() >= MIN_RISE_UNITS)
         .map(Vec::as_slice);
     let fit = resolution::shared_slope(judged)?;
-    let significant = fit.slope > crate::projection::t_quantile(0.99, fit.resolution.df) * fit.se();
     let material = fit.slope * (horizon - from) as f64 > REGIME_CHANGE_LOG_ERROR;
-    (significant && material).then_some(fit.slope)
+    (fit.rises() && material).then_some(fit.slope)
 }
 
 /// Whether the onset's holdout score beats its twin's by more than twice
@@ -910,10 +909,7 @@ fn convex_alternative(
         .points
         .iter()
         .map(|run| run.get(1..).unwrap_or_default());
-    let trend = resolution::shared_slope(later)?;
-    let rising = trend.slope > 0.0
-        && trend.slope > crate::projection::t_quantile(0.99, trend.resolution.df) * trend.se();
-    if !rising {
+    if !resolution::shared_slope(later)?.rises() {
         return None;
     }
     let best = choice.scores.first()?;

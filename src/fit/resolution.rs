@@ -63,6 +63,12 @@ impl SharedSlope {
     pub fn se(&self) -> f64 {
         self.resolution.unit_noise / self.resolution.sxx.sqrt()
     }
+
+    /// Whether the slope is a rise the scatter does not explain: above its
+    /// one-sided 99% t quantile times its standard error.
+    pub fn rises(&self) -> bool {
+        self.slope > crate::projection::t_quantile(0.99, self.resolution.df) * self.se()
+    }
 }
 
 /// The shared slope of runs' (unit, value) series, each run about its own
