@@ -374,6 +374,22 @@ fn a_rise_that_goes_on_after_a_change_is_refused_and_a_step_is_not() {
     assert!(stepped <= 1, "step refused {stepped} of 20");
 }
 
+/// The same for a rise that has only begun at the end of the long run: an
+/// onset whose later units the forms fitted on the earlier ones under-predict
+/// by less than a change of regime (10%), beyond their noise, and whose cost
+/// per unit is still climbing at the probe's end (1.25 times the base at unit
+/// 50, 20 times by unit 70). Such a probe was budgeted at half of what the
+/// runs take. A step of the same size after unit 40 is still budgeted.
+#[test]
+fn a_rise_still_going_at_the_end_of_the_probe_is_refused_before_it_reaches_a_change_of_regime() {
+    let onset = |u: u64| (1.0 + 0.05 * ((u as f64 - 40.0) / 6.0).exp()).min(20.0);
+    let step = |u: u64| if u <= 40 { 1.0 } else { 1.12 };
+    let rising = refused_as_rising(&onset);
+    let stepped = refused_as_rising(&step);
+    assert!(rising >= 14, "onset refused {rising} of 20");
+    assert!(stepped <= 1, "step refused {stepped} of 20");
+}
+
 /// A cost that bends upward on a base, 1 + 0.02 i² s per unit, probed for 10
 /// units by 3 runs (20 seeds): over the probe a straight line follows it, and
 /// the bound for 50 units is some 0.6 of what the runs take. calib cannot tell
