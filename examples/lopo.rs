@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use calib::backtest::{backtest, BacktestOptions, ProbeDesign, ProbeLength};
 use calib::fit::FitOptions;
+use calib::model::BendPolicy;
 use calib::timings::{read_timings, IngestOptions, Timings};
 
 #[derive(Debug, Clone, Copy)]
@@ -67,6 +68,7 @@ fn score(timings: &Timings, c: Constants) -> Score {
                 ..FitOptions::default()
             },
             campaign_by: None,
+            bend: BendPolicy::Note,
         };
         let Ok(report) = backtest(timings, &options) else {
             continue;

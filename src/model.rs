@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Origin, Result};
 use crate::forms::Form;
-use crate::output::{factor, percent};
+use crate::output::{factor, human_duration, percent};
 pub use crate::projection::TrendResolution;
 use crate::projection::{Curve, Evaluator, ProjectionParams, Projector};
 
@@ -150,6 +150,22 @@ pub enum Unsupported {
         unit_noise: f64,
         settle_units: u64,
     },
+    /// Under [`BendPolicy::Refuse`] (`--refuse-bend`): the probe could not
+    /// rule out a cost bending upward on its base (the convex alternative),
+    /// under which the run would take `convex_s`, beyond the bound `upper_s`
+    /// (decided per request, never stored).
+    BendBeyondBound { convex_s: f64, upper_s: f64 },
+}
+
+/// What a time for a run does with a bend the probe could not rule out (the
+/// model's convex alternative) that would take longer than the bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BendPolicy {
+    /// Give the bound, with a note saying what the bend would take.
+    #[default]
+    Note,
+    /// Give no time: the stratum is unsupported ([`Unsupported::BendBeyondBound`]).
+    Refuse,
 }
 
 /// A rising trend the probe could hide may add at most this share of a run at
@@ -239,6 +255,28 @@ impl StratumModel {
                     .and_then(|r| r.unresolved(h, units, confidence))
             })
     }
+
+    /// Why no time is given for the run `projection` sizes, under `policy`:
+    /// the probe's own limits ([`StratumModel::support`]), then, when the
+    /// policy refuses it, a bend the probe could not rule out that would take
+    /// longer than the bound.
+    pub fn support_under(
+        &self,
+        projection: &Projection,
+        policy: BendPolicy,
+    ) -> Option<Unsupported> {
+        self.support(projection.units, projection.confidence)
+            .or_else(|| match policy {
+                BendPolicy::Note => None,
+                BendPolicy::Refuse => projection
+                    .convex_s
+                    .filter(|&convex_s| convex_s > projection.upper_s)
+                    .map(|convex_s| Unsupported::BendBeyondBound {
+                        convex_s,
+                        upper_s: projection.upper_s,
+                    }),
+            })
+    }
 }
 
 /// The length of the one longer probe run that calib's advice names, for a
@@ -289,6 +327,12 @@ impl Unsupported {
                 "unsupported: the probe's later units took {} more than the best cost form fitted on its earlier units predicted, no form calib fits follows that rise, and at the end of the probe the cost per unit was still rising, {} per unit faster than the fitted form, so it is not a step that the runs' current rates carry forward, and nothing says where it stops before {units} units; probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
                 percent(*excess, 0),
                 percent(*rise_per_unit, 1)
+            ),
+            Unsupported::BendBeyondBound { convex_s, upper_s } => format!(
+                "unsupported (--refuse-bend): a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form, and under it the run would take {}, {} the bound ({}); the probe cannot tell whether the rise bends upward: probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                human_duration(*convex_s),
+                factor(convex_s / upper_s, 1),
+                human_duration(*upper_s)
             ),
             Unsupported::Geometric { factor_per_unit } => format!(
                 "unsupported: per-unit cost multiplied by about {} per unit along the probe, and the probe cannot tell geometric growth (iterative deepening, an expanding search: every unit multiplies the time) from a cost that rises by a fixed amount, two projections orders of magnitude apart; probe at least one run to {longer} units (calib probe --units {longer}) and fit again, or measure whole runs at several lengths (calib probe --lengths)",
@@ -524,7 +568,6 @@ fn convex_note(
     predicted_s: f64,
     upper_s: f64,
 ) -> String {
-    use crate::output::human_duration;
     let head = format!(
         "the cost per unit rose along the probe, and a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form: at {units} units it would take {} (the projection: {}, the upper bound: {})",
         human_duration(convex_s),

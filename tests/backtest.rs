@@ -5,6 +5,7 @@ mod common;
 
 use calib::backtest::{backtest, BacktestOptions, ProbeDesign, ProbeLength};
 use calib::fit::{fit_timings, FitOptions};
+use calib::model::BendPolicy;
 use calib::stratum::Stratum;
 use calib::synth::Rng;
 use calib::timings::{Fingerprint, RunEnd, RunTimings, Timings};
@@ -50,6 +51,7 @@ fn options(length: ProbeLength, seeds: usize) -> BacktestOptions {
         confidence: 0.99,
         fit: FitOptions::default(),
         campaign_by: None,
+        bend: BendPolicy::Note,
     }
 }
 
@@ -894,4 +896,48 @@ fn the_bend_a_short_probe_cannot_rule_out_is_reported_with_each_held_out_run() {
         assert_eq!(long.covered, long.trials - long.unsupported, "seed {seed}");
     }
     assert!(missed_and_caught > 0, "no 10-unit budget fell short");
+}
+
+/// The same runs backtested as `calib budget --refuse-bend` budgets: every
+/// held-out run given a time short of what it took under the default is
+/// refused (unsupported), where its bend would take longer than the bound,
+/// and every other trial keeps its budget.
+#[test]
+fn refuse_bend_turns_the_bends_beyond_the_bound_into_refusals_and_nothing_else() {
+    let cost = |i: u64| 1.0 + 0.02 * (i as f64).powi(2);
+    let mut refused = 0;
+    for seed in 1..=6 {
+        let mut noise = Rng::new(seed);
+        let timings = Timings {
+            runs: (0..6)
+                .map(|k| {
+                    let name = format!("r{k}");
+                    run(&name, "shape=bend", 50, &cost, 0.03, &mut noise, true)
+                })
+                .collect(),
+            warnings: Vec::new(),
+            ..Default::default()
+        };
+        let noted = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
+        let strict = BacktestOptions {
+            bend: BendPolicy::Refuse,
+            ..options(ProbeLength::Units(10), 3)
+        };
+        let strict = backtest(&timings, &strict).unwrap();
+        for (noted, strict) in noted.strata[0].trials.iter().zip(&strict.strata[0].trials) {
+            assert_eq!(noted.held_out, strict.held_out);
+            let beyond = noted.convex_s.is_some_and(|c| c > noted.upper_s);
+            if noted.unsupported || !beyond {
+                assert_eq!(strict.unsupported, noted.unsupported, "{noted:?}");
+                assert_eq!(strict.covered, noted.covered, "{noted:?}");
+            } else {
+                assert!(strict.unsupported && !strict.covered, "{strict:?}");
+                refused += 1;
+            }
+            if !noted.unsupported && !noted.covered {
+                assert!(strict.unsupported, "seed {seed}: a miss kept: {noted:?}");
+            }
+        }
+    }
+    assert!(refused > 0, "no trial refused");
 }

@@ -301,6 +301,83 @@ fn an_unsupported_record_states_finite_figures_of_0_or_more() {
     assert!(text.contains("1.5% per unit"), "{text}");
 }
 
+/// A refusal decided per request (`--refuse-bend`, a probe too short for the
+/// distance) is never a model file's own: stated there, the file is refused,
+/// naming the field.
+#[test]
+fn a_refusal_decided_per_request_is_refused_on_file() {
+    for (name, unsupported) in [
+        (
+            "bend.json",
+            json!({"reason": "bend_beyond_bound", "convex_s": 200.0, "upper_s": 100.0}),
+        ),
+        (
+            "short.json",
+            json!({"reason": "probe_too_short", "probe_units": 3}),
+        ),
+    ] {
+        refused(
+            name,
+            |doc| doc["strata"][0]["unsupported"] = unsupported,
+            &["`unsupported.reason`", "decided per request"],
+        );
+    }
+}
+
+/// `calib budget --refuse-bend` gives no time where the bend the probe could
+/// not rule out would take longer than the bound (status unsupported, exit 3,
+/// the longer probe named), and the bound where the bound covers it; without
+/// the flag both get a time.
+#[test]
+fn refuse_bend_gives_no_time_where_the_bend_exceeds_the_bound_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut doc = fitted(dir.path(), &timings_csv());
+    let budgeted = |doc: &Value, name: &str, flags: &[&str]| -> (Option<i32>, Value) {
+        let model = write_model(dir.path(), name, doc);
+        let mut args = vec![
+            "budget",
+            "--model",
+            model.to_str().unwrap(),
+            "--units",
+            "100",
+            "--partitions",
+            "@partitions.txt",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(flags);
+        let out = run(dir.path(), &args);
+        let v: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+        (out.status.code(), v["strata"][0].clone())
+    };
+    std::fs::write(dir.path().join("partitions.txt"), PARTITIONS).unwrap();
+    // The bound covers 0.01 i^2 on 110 s a unit, not 1.0 i^2 (see the test above).
+    for (h, covered) in [(0.01, true), (1.0, false)] {
+        doc["strata"][0]["convex_alternative"] =
+            json!({"params": {"startup_s": 0.0, "a": 110.0, "b": 2.0, "h": h}});
+        let name = format!("h-{h}.json");
+        let (code, noted) = budgeted(&doc, &name, &[]);
+        assert_eq!((code, noted["status"].as_str()), (Some(0), Some("ok")));
+        let (code, refused) = budgeted(&doc, &name, &["--refuse-bend"]);
+        let notes = refused["notes"].to_string();
+        if covered {
+            assert_eq!(code, Some(0), "{notes}");
+            assert_eq!(refused["time"], noted["time"], "{notes}");
+        } else {
+            assert_eq!(code, Some(3), "{notes}");
+            assert_eq!(refused["status"], "unsupported", "{notes}");
+            assert!(refused["time"].is_null(), "{refused}");
+            assert!(notes.contains("--refuse-bend"), "{notes}");
+            assert!(notes.contains("calib probe --units"), "{notes}");
+            // The note states the bend's figure beside the bound.
+            let convex_s = refused["convex_s"].as_f64().unwrap();
+            let upper_s = refused["upper_s"].as_f64().unwrap();
+            assert!(convex_s > upper_s, "{convex_s} {upper_s}");
+        }
+    }
+}
+
 #[test]
 fn a_negative_extrapolation_allowance_is_refused() {
     refused(

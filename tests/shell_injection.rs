@@ -34,6 +34,7 @@ use std::process::{Command, Output, Stdio};
 
 use calib::budget::export::{job_name, job_scripts, ExportContext, Format};
 use calib::budget::{self, Budget, BudgetOptions, Status, Target};
+use calib::model::BendPolicy;
 use calib::slurm::partitions::parse_partitions;
 use calib::slurm::time::format_sbatch_time;
 use calib::synth;
@@ -126,6 +127,7 @@ fn honest_budget() -> Budget {
         target: Target::default(),
         allow_transfer: false,
         allow_guess: false,
+        bend: BendPolicy::Note,
     };
     budget::plan(&report.model, &list.select(None).unwrap(), &options).unwrap()
 }

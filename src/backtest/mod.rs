@@ -42,6 +42,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
+use crate::model::BendPolicy;
 use crate::output::percent_as_given;
 use crate::stats::median;
 use crate::timings::{RunEnd, RunTimings, Timings};
@@ -76,6 +77,9 @@ pub struct BacktestOptions {
     /// campaign are fitted together (their spread is pooled), as `calib fit`
     /// fits everything it is given. `None`: all strata are one campaign.
     pub campaign_by: Option<String>,
+    /// What a bend the probe could not rule out does when it would take
+    /// longer than the bound, as `calib budget` takes it.
+    pub bend: BendPolicy,
 }
 
 /// The baselines computed on the same probe runs.
@@ -404,10 +408,9 @@ fn score(
             let (n, actual_s) = run_total(run).expect("held-out runs have points");
             // No model, or one whose probe supports no bound: no budget given.
             let projection = model.map(|m| {
-                (
-                    m.project(n, options.confidence),
-                    m.support(n, options.confidence),
-                )
+                let projection = m.project(n, options.confidence);
+                let support = m.support_under(&projection, options.bend);
+                (projection, support)
             });
             let given = projection.as_ref().filter(|(_, support)| support.is_none());
             let figure = |get: fn(&crate::model::Projection) -> f64| {

@@ -15,7 +15,7 @@ pub(crate) mod summary;
 pub mod transfer;
 
 use crate::error::{Error, Result};
-use crate::model::{ModelFile, Projection, StratumModel};
+use crate::model::{BendPolicy, ModelFile, Projection, StratumModel};
 use crate::output::{count, human_duration, percent};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
@@ -39,6 +39,9 @@ pub struct BudgetOptions {
     /// Give a time even for strata whose probe cannot support one, labelled
     /// a guess (`--allow-guess`).
     pub allow_guess: bool,
+    /// What a bend the probe could not rule out does when it would take
+    /// longer than the bound (`--refuse-bend`).
+    pub bend: BendPolicy,
 }
 
 /// The measured basis of a stratum's budget, for the record next to `--time`.
@@ -215,10 +218,9 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             stratum,
             units,
             tasks,
-            options.confidence,
             &caps,
             &provenance,
-            options.allow_guess,
+            options,
         )?);
     }
     let mut notes = Vec::new();
@@ -363,14 +365,14 @@ fn budget_stratum(
     stratum: &StratumModel,
     units: u64,
     tasks: u64,
-    confidence: f64,
     caps: &[Cap],
     provenance: &Provenance,
-    allow_guess: bool,
+    options: &BudgetOptions,
 ) -> Result<StratumBudget> {
-    let projection = stratum.project(units, confidence);
+    let projection = stratum.project(units, options.confidence);
     let sane = |x: f64| x.is_finite() && x >= 0.0;
-    let support = stratum.support(units, confidence);
+    let support = stratum.support_under(&projection, options.bend);
+    let allow_guess = options.allow_guess;
     let gives_time = support.is_none() || allow_guess;
     if gives_time
         && !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s))

@@ -10,6 +10,7 @@ use crate::commands::flags;
 use crate::commands::input::read_timings_warned;
 use crate::error::Result;
 use crate::fit::FitOptions;
+use crate::model::BendPolicy;
 use crate::output;
 
 /// The description `--help` and the manual page show (set on the subcommand
@@ -93,6 +94,13 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "LABEL")]
     pub campaign_by: Option<String>,
 
+    /// Budget as `calib budget --refuse-bend` does: no time for a held-out run
+    /// where the probe could not rule out a cost bending upward that would
+    /// take longer than the bound (counted as unsupported). Run it with and
+    /// without to see what the refusal buys on your own runs.
+    #[arg(long)]
+    pub refuse_bend: bool,
+
     /// `table` for people, `json` for programs, `csv` (one row per held-out run).
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
@@ -138,6 +146,11 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
             ..FitOptions::default()
         },
         campaign_by: args.campaign_by.clone(),
+        bend: if args.refuse_bend {
+            BendPolicy::Refuse
+        } else {
+            BendPolicy::Note
+        },
     };
     let report = backtest::backtest(&timings, &options)?;
     let export =

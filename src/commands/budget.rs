@@ -14,7 +14,7 @@ use crate::commands::flags;
 use crate::commands::input::{load_model_file, read_timings_warned};
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
-use crate::model::ModelFile;
+use crate::model::{BendPolicy, ModelFile};
 use crate::output;
 use crate::shell::text_argument;
 use crate::slurm::cluster::resolve_cluster;
@@ -120,6 +120,19 @@ pub struct BudgetArgs {
     /// is then a guess, and every output says so; a longer probe is better.
     #[arg(long)]
     pub allow_guess: bool,
+
+    /// Give no time to a stratum whose probe could not rule out a cost bending
+    /// upward on its base (c(i) = a + h*i^2) that would take longer than the
+    /// bound: status unsupported, with the probe that would settle it, instead
+    /// of the bound and a note. Such probes rose along their units and a
+    /// straight line fitted them as well as the bend. On the real programs of
+    /// calib's evidence, this refused most of the strata whose runs the 99%
+    /// bound missed, and more than three runs the bound covered for each miss
+    /// it prevented (README, "Evidence"). For campaigns where a lost task
+    /// costs more than a longer probe; `calib backtest --refuse-bend` measures
+    /// it on your own runs.
+    #[arg(long)]
+    pub refuse_bend: bool,
 
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
@@ -287,6 +300,11 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         },
         allow_transfer: args.allow_transfer,
         allow_guess: args.allow_guess,
+        bend: if args.refuse_bend {
+            BendPolicy::Refuse
+        } else {
+            BendPolicy::Note
+        },
     };
     let mut plan = budget::plan(&model, &selection, &options)?;
     plan.notes.extend(partitions.notes.iter().cloned());

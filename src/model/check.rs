@@ -323,7 +323,11 @@ fn support(m: &StratumModel) -> Result<(), Defect> {
             ("unsupported.excess", excess),
             ("unsupported.rise_per_unit", rise_per_unit),
         ],
-        Some(Unsupported::ProbeTooShort { .. } | Unsupported::TrendUnresolved { .. }) => {
+        Some(
+            Unsupported::ProbeTooShort { .. }
+            | Unsupported::TrendUnresolved { .. }
+            | Unsupported::BendBeyondBound { .. },
+        ) => {
             return Err(Defect::new(
                 "unsupported.reason",
                 "is decided per request and never written; expected startup_dominated, geometric, takeoff_undecided, rise_unexplained or rise_goes_on",

@@ -99,7 +99,7 @@ use crate::budget::{self, rule, BudgetOptions, Cap, Decision, Status, Target};
 use crate::error::{Error, Origin, Result};
 use crate::fit::divergence;
 use crate::fit::{fit_timings, FitOptions};
-use crate::model::ModelFile;
+use crate::model::{BendPolicy, ModelFile};
 use crate::output::{factor, human_duration, percent};
 use crate::projection::{Evaluator, ProjectionParams, RestartCosts};
 use crate::slurm::partitions::Selection;
@@ -732,6 +732,7 @@ pub fn plan(
                 target: Target::default(),
                 allow_transfer: false,
                 allow_guess: false,
+                bend: BendPolicy::Note,
             },
         )?;
         for (model_stratum, new_run) in restricted.strata.iter().zip(&whole.strata) {
