@@ -142,7 +142,8 @@ pub struct Trial {
     pub unsupported: bool,
     /// What the run would take if its cost bent upward as the stratum's
     /// convex alternative does (a bend the probe could not rule out, which
-    /// `calib budget` notes beside the bound); `None` where none was recorded.
+    /// `calib budget` notes beside the bound), as the projection states it;
+    /// `None` where none was recorded or the run is no longer than the probe.
     pub convex_s: Option<f64>,
     /// Baseline budgets, in [`Baseline::ALL`]'s order.
     pub baselines_s: Vec<f64>,
@@ -428,7 +429,7 @@ fn score(
                 headroom: figure(|p| p.upper_s) / actual_s,
                 covered: given.is_some_and(|(p, _)| p.upper_s >= actual_s),
                 unsupported: given.is_none(),
-                convex_s: model.and_then(|m| m.convex_alternative_s(n)),
+                convex_s: projection.as_ref().and_then(|(p, _)| p.convex_s),
                 baselines_s: Baseline::ALL
                     .iter()
                     .map(|&b| baselines.budget(b, n))
