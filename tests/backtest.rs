@@ -863,6 +863,23 @@ fn full_runs_that_cannot_be_held_out_beside_others_that_can_are_reported() {
 }
 
 /// Six finished runs of 50 units whose cost bends upward on a base,
+/// 1 + 0.02 i² s per unit, with 3% unit noise drawn from `seed`.
+fn bend_runs(seed: u64) -> Timings {
+    let cost = |i: u64| 1.0 + 0.02 * (i as f64).powi(2);
+    let mut noise = Rng::new(seed);
+    Timings {
+        runs: (0..6)
+            .map(|k| {
+                let name = format!("r{k}");
+                run(&name, "shape=bend", 50, &cost, 0.03, &mut noise, true)
+            })
+            .collect(),
+        warnings: Vec::new(),
+        ..Default::default()
+    }
+}
+
+/// Six finished runs of 50 units whose cost bends upward on a base,
 /// 1 + 0.02 i² s per unit, backtested from 10-unit probes: where a bound is
 /// given it falls short of the held-out runs (a straight line follows the
 /// probe), and every such trial carries the bend the probe could not rule
@@ -870,20 +887,9 @@ fn full_runs_that_cannot_be_held_out_beside_others_that_can_are_reported() {
 /// the probes cut to 40 units no run is missed.
 #[test]
 fn the_bend_a_short_probe_cannot_rule_out_is_reported_with_each_held_out_run() {
-    let cost = |i: u64| 1.0 + 0.02 * (i as f64).powi(2);
     let mut missed_and_caught = 0;
     for seed in 1..=6 {
-        let mut noise = Rng::new(seed);
-        let timings = Timings {
-            runs: (0..6)
-                .map(|k| {
-                    let name = format!("r{k}");
-                    run(&name, "shape=bend", 50, &cost, 0.03, &mut noise, true)
-                })
-                .collect(),
-            warnings: Vec::new(),
-            ..Default::default()
-        };
+        let timings = bend_runs(seed);
         let short = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
         for trial in short.strata[0].trials.iter().filter(|t| !t.unsupported) {
             if !trial.covered {
@@ -904,20 +910,9 @@ fn the_bend_a_short_probe_cannot_rule_out_is_reported_with_each_held_out_run() {
 /// and every other trial keeps its budget.
 #[test]
 fn refuse_bend_turns_the_bends_beyond_the_bound_into_refusals_and_nothing_else() {
-    let cost = |i: u64| 1.0 + 0.02 * (i as f64).powi(2);
     let mut refused = 0;
     for seed in 1..=6 {
-        let mut noise = Rng::new(seed);
-        let timings = Timings {
-            runs: (0..6)
-                .map(|k| {
-                    let name = format!("r{k}");
-                    run(&name, "shape=bend", 50, &cost, 0.03, &mut noise, true)
-                })
-                .collect(),
-            warnings: Vec::new(),
-            ..Default::default()
-        };
+        let timings = bend_runs(seed);
         let noted = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
         let strict = BacktestOptions {
             bend: BendPolicy::Refuse,

@@ -78,21 +78,25 @@ fn write_model(dir: &Path, name: &str, doc: &Value) -> PathBuf {
 }
 
 fn budget(dir: &Path, model: &Path) -> Output {
+    budget_with(dir, model, &[])
+}
+
+/// `calib budget` of a 100-unit run as JSON, with `flags` added.
+fn budget_with(dir: &Path, model: &Path, flags: &[&str]) -> Output {
     std::fs::write(dir.join("partitions.txt"), PARTITIONS).unwrap();
-    run(
-        dir,
-        &[
-            "budget",
-            "--model",
-            model.to_str().unwrap(),
-            "--units",
-            "100",
-            "--partitions",
-            "@partitions.txt",
-            "--format",
-            "json",
-        ],
-    )
+    let mut args = vec![
+        "budget",
+        "--model",
+        model.to_str().unwrap(),
+        "--units",
+        "100",
+        "--partitions",
+        "@partitions.txt",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(flags);
+    run(dir, &args)
 }
 
 /// Applies `edit` to a freshly fitted model and expects budget to refuse it
@@ -333,25 +337,11 @@ fn refuse_bend_gives_no_time_where_the_bend_exceeds_the_bound_only() {
     let dir = tempfile::tempdir().unwrap();
     let mut doc = fitted(dir.path(), &timings_csv());
     let budgeted = |doc: &Value, name: &str, flags: &[&str]| -> (Option<i32>, Value) {
-        let model = write_model(dir.path(), name, doc);
-        let mut args = vec![
-            "budget",
-            "--model",
-            model.to_str().unwrap(),
-            "--units",
-            "100",
-            "--partitions",
-            "@partitions.txt",
-            "--format",
-            "json",
-        ];
-        args.extend_from_slice(flags);
-        let out = run(dir.path(), &args);
+        let out = budget_with(dir.path(), &write_model(dir.path(), name, doc), flags);
         let v: Value =
             serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
         (out.status.code(), v["strata"][0].clone())
     };
-    std::fs::write(dir.path().join("partitions.txt"), PARTITIONS).unwrap();
     // The bound covers 0.01 i^2 on 110 s a unit, not 1.0 i^2 (see the test above).
     for (h, covered) in [(0.01, true), (1.0, false)] {
         doc["strata"][0]["convex_alternative"] =

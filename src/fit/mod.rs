@@ -576,13 +576,14 @@ const MIN_RISE_UNITS: usize = 4;
 /// for a step (a cache outgrown: the cost jumps, then follows its form again)
 /// and not for a rise that goes on (an exponential onset seen starting, a
 /// frontier that keeps growing): there the current rate is already behind,
-/// and nothing in the probe says where the rise stops. The test: the ratio of each unit's cost to the chosen form's c(i)
-/// over the last half of the later part (the units after the middle of
-/// (⌊0.6 H⌋, H]; after a step the chosen form, fitted to the step too,
-/// rises at least as fast as the costs), its slope shared by the runs with at
-/// least [`MIN_RISE_UNITS`] units there, measured as the trend resolution
-/// measures a slope ([`resolution::shared_slope`]: robust scatter, each run
-/// about its own mean). The rise goes on where the slope is above its
+/// and nothing in the probe says where the rise stops. The test: the ratio
+/// of each unit's cost to the chosen form's c(i) over the last half of the
+/// later part (the units after the middle of (⌊0.6 H⌋, H]; after a step the
+/// chosen form, fitted to the step too, rises at least as fast as the
+/// costs), its slope shared by the runs with at least [`MIN_RISE_UNITS`]
+/// units there, measured as the trend resolution measures a slope
+/// ([`resolution::shared_slope`]: robust scatter, each run about its own
+/// mean). The rise goes on where the slope is above its
 /// one-sided 99% t quantile times its standard error and adds more than
 /// [`REGIME_CHANGE_LOG_ERROR`] (10%) across that last half. Shorter probes
 /// (fewer than 4 units there, as in a 10-unit probe) are not judged: their
