@@ -335,3 +335,53 @@ fn a_rise_no_form_follows_past_a_doubling_is_refused_and_a_smaller_step_is_budge
         assert_eq!(code, code_expected, "step {step}: {doc}");
     }
 }
+
+/// A stratum the probe supports no bound for states no bend beside it: the
+/// bend's note asks whether the bound covers it, and there is no bound. Real
+/// probes (`data/validation-6/gpr/`, a Gaussian process refit on growing
+/// data): at 20 points a unit the per-unit cost multiplies by about 1.35 a
+/// unit, which the probe cannot tell from a fixed rise (unsupported); at 10
+/// points a unit it is budgeted, with the bend it could not rule out.
+#[test]
+fn an_unsupported_stratum_states_no_bend_and_a_budgeted_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let probe = common::repo_file("data/validation-6/gpr/probe");
+    let model = dir.path().join("m.json");
+    let fit = calib(
+        dir.path(),
+        &[
+            "fit",
+            probe.to_str().unwrap(),
+            "--units",
+            "30",
+            "-o",
+            model.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(fit.status.code(), Some(0));
+    let warnings = String::from_utf8_lossy(&fit.stderr);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let stratum = |name: &str| {
+        doc["strata"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["stratum"] == name)
+            .unwrap()
+            .clone()
+    };
+    let refused = stratum("batch=20");
+    assert_eq!(refused["unsupported"]["reason"], "geometric", "{refused}");
+    assert!(refused.get("convex_alternative").is_none(), "{refused}");
+    let bend_warned = |name: &str| {
+        warnings
+            .lines()
+            .any(|l| l.contains(&format!("{name}:")) && l.contains("bending upward"))
+    };
+    assert!(!bend_warned("batch=20"), "{warnings}");
+    let budgeted = stratum("batch=10");
+    assert!(budgeted["unsupported"].is_null(), "{budgeted}");
+    assert!(budgeted.get("convex_alternative").is_some(), "{budgeted}");
+    assert!(bend_warned("batch=10"), "{warnings}");
+}

@@ -49,7 +49,8 @@
 //!    20-generation probes in 18 seeds of 20 ("A third out-of-sample set").
 //!    So the bound assumes the rise the probe showed does not steepen beyond
 //!    it; where the bend is recorded, that assumption is the probe's weakest,
-//!    and `calib budget` says so.
+//!    and `calib budget` says so. A stratum whose probe supports no bound
+//!    (step 6) records no bend: there is no bound for it to question.
 //! 5. **Divergence** ([`divergence`]): each run's level over the probe and its
 //!    current per-unit rate against the chosen curve; their variances (the
 //!    rates' net of each run's own unit noise) get scaled-inverse-χ² priors
@@ -752,7 +753,11 @@ fn fit_stratum(
         warnings: Vec::new(),
         selection: Some(schema::selection_record(&forms.choice)),
         unsupported,
-        convex_alternative: forms.convex_alternative.clone(),
+        // A stratum given no time has no bound for the bend to question.
+        convex_alternative: forms
+            .convex_alternative
+            .clone()
+            .filter(|_| unsupported.is_none()),
     };
     if model.convex_alternative.is_some() {
         let at_units = options.units.filter(|&n| n > data.horizon).and_then(|n| {
