@@ -379,7 +379,8 @@ fn a_rise_that_goes_on_after_a_change_is_refused_and_a_step_is_not() {
 /// by less than a change of regime (10%), beyond their noise, and whose cost
 /// per unit is still climbing at the probe's end (1.25 times the base at unit
 /// 50, 20 times by unit 70). Such a probe was budgeted at half of what the
-/// runs take. A step of the same size after unit 40 is still budgeted.
+/// runs take. A step of 12% after unit 40, which the forms also miss by less
+/// than 10%, is still budgeted.
 #[test]
 fn a_rise_still_going_at_the_end_of_the_probe_is_refused_before_it_reaches_a_change_of_regime() {
     let onset = |u: u64| (1.0 + 0.05 * ((u as f64 - 40.0) / 6.0).exp()).min(20.0);

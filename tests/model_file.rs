@@ -360,7 +360,7 @@ fn refuse_bend_gives_no_time_where_the_bend_exceeds_the_bound_only() {
             assert!(refused["time"].is_null(), "{refused}");
             assert!(notes.contains("--refuse-bend"), "{notes}");
             assert!(notes.contains("calib probe --units"), "{notes}");
-            // The note states the bend's figure beside the bound.
+            // The refusal is where the bend's figure exceeds the bound.
             let convex_s = refused["convex_s"].as_f64().unwrap();
             let upper_s = refused["upper_s"].as_f64().unwrap();
             assert!(convex_s > upper_s, "{convex_s} {upper_s}");
