@@ -375,7 +375,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         .collect();
     if !bent.is_empty() {
         output::warn(format_args!(
-            "{} stratum(s) got a --time whose probe could not rule out a cost bending upward, and may need more: {}; see their notes, and probe one run further as they say before submitting every task",
+            "{} stratum(s) got a --time whose probe could not rule out a cost bending upward, and may need more: {}; see their notes, and probe one run further as they say before submitting every task (--refuse-bend gives no time where the bend would outgrow the bound)",
             bent.len(),
             bent.join(", ")
         ));
