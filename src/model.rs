@@ -157,6 +157,10 @@ pub enum Unsupported {
     BendBeyondBound { convex_s: f64, upper_s: f64 },
 }
 
+/// What the convex alternative is, in the words every warning, note and
+/// refusal about it uses.
+pub const BEND_NOT_RULED_OUT: &str = "a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form";
+
 /// What a time for a run does with a bend the probe could not rule out (the
 /// model's convex alternative) that would take longer than the bound.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -166,6 +170,17 @@ pub enum BendPolicy {
     Note,
     /// Give no time: the stratum is unsupported ([`Unsupported::BendBeyondBound`]).
     Refuse,
+}
+
+impl BendPolicy {
+    /// The policy of the `--refuse-bend` flag, set or not.
+    pub fn from_flag(refuse_bend: bool) -> Self {
+        if refuse_bend {
+            BendPolicy::Refuse
+        } else {
+            BendPolicy::Note
+        }
+    }
 }
 
 /// A rising trend the probe could hide may add at most this share of a run at
@@ -329,7 +344,7 @@ impl Unsupported {
                 percent(*rise_per_unit, 1)
             ),
             Unsupported::BendBeyondBound { convex_s, upper_s } => format!(
-                "unsupported (--refuse-bend): a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form, and under it the run would take {}, {} the bound ({}); the probe cannot tell whether the rise bends upward: probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                "unsupported (--refuse-bend): {BEND_NOT_RULED_OUT}, and under it the run would take {}, {} the bound ({}); the probe cannot tell whether the rise bends upward: probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
                 human_duration(*convex_s),
                 factor(convex_s / upper_s, 1),
                 human_duration(*upper_s)
@@ -569,7 +584,7 @@ fn convex_note(
     upper_s: f64,
 ) -> String {
     let head = format!(
-        "the cost per unit rose along the probe, and a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form: at {units} units it would take {} (the projection: {}, the upper bound: {})",
+        "the cost per unit rose along the probe, and {BEND_NOT_RULED_OUT}: at {units} units it would take {} (the projection: {}, the upper bound: {})",
         human_duration(convex_s),
         human_duration(predicted_s),
         human_duration(upper_s)

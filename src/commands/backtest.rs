@@ -146,11 +146,7 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
             ..FitOptions::default()
         },
         campaign_by: args.campaign_by.clone(),
-        bend: if args.refuse_bend {
-            BendPolicy::Refuse
-        } else {
-            BendPolicy::Note
-        },
+        bend: BendPolicy::from_flag(args.refuse_bend),
     };
     let report = backtest::backtest(&timings, &options)?;
     let export =

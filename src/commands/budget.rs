@@ -300,11 +300,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         },
         allow_transfer: args.allow_transfer,
         allow_guess: args.allow_guess,
-        bend: if args.refuse_bend {
-            BendPolicy::Refuse
-        } else {
-            BendPolicy::Note
-        },
+        bend: BendPolicy::from_flag(args.refuse_bend),
     };
     let mut plan = budget::plan(&model, &selection, &options)?;
     plan.notes.extend(partitions.notes.iter().cloned());

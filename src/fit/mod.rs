@@ -820,7 +820,8 @@ struct FormsFit {
     /// [`MAX_UNEXPLAINED_RISE`]): no bound is supported.
     takeoff_unsupported: Option<Unsupported>,
     /// A cost bending upward that the probe could not rule out
-    /// ([`convex_alternative`]).
+    /// ([`convex_alternative`]); the model keeps it only where the stratum
+    /// is given a bound.
     convex_alternative: Option<Curve>,
 }
 
@@ -869,11 +870,7 @@ fn fit_forms(
     } else if under_predicted(&choice) {
         takeoff_unsupported = rise_goes_on(data, &full, &choice);
     }
-    let convex_alternative = if takeoff_unsupported.is_none() {
-        convex_alternative(data, &full, &choice)
-    } else {
-        None
-    };
+    let convex_alternative = convex_alternative(data, &full, &choice);
     let mut plausible = vec![CurveFit::from(fit_of_form(&full, choice.chosen))];
     for &f in &choice.plausible {
         if f != choice.chosen {

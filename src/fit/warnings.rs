@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::model::BEND_NOT_RULED_OUT;
 use crate::output::human_duration;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -266,7 +267,7 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::ConvexNotRuledOut { stratum, at_units, settle_units } => write!(
                 f,
-                "{stratum}: per-unit cost rose along the probe, and a cost bending upward on its base (c(i) = a + h*i^2) predicted the probe's later units about as well as the chosen form; {}; calib budget says whether its bound covers that: probe one run to {settle_units} units (calib probe --units {settle_units}) to see whether the rise bends upward",
+                "{stratum}: per-unit cost rose along the probe, and {BEND_NOT_RULED_OUT}; {}; calib budget says whether its bound covers that: probe one run to {settle_units} units (calib probe --units {settle_units}) to see whether the rise bends upward",
                 match at_units {
                     Some(at) => format!(
                         "at {} units it would take {}, {} calib's projection ({})",
