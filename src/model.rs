@@ -343,8 +343,11 @@ impl Unsupported {
                 percent(*excess, 0),
                 percent(*rise_per_unit, 1)
             ),
+            // Only `calib budget --refuse-bend` decides this, and its notes
+            // always carry the bend's own note, with the probe that settles
+            // it; the refusal does not say it twice.
             Unsupported::BendBeyondBound { convex_s, upper_s } => format!(
-                "unsupported (--refuse-bend): {BEND_NOT_RULED_OUT}, and under it the run would take {}, {} the bound ({}); the probe cannot tell whether the rise bends upward: probe at least one run to {longer} units (calib probe --units {longer}) and fit again",
+                "unsupported (--refuse-bend): the cost may bend upward beyond the probe (its note below names the probe that settles it), and then the run would take {}, {} the bound ({}); --refuse-bend gives no time there",
                 human_duration(*convex_s),
                 factor(convex_s / upper_s, 1),
                 human_duration(*upper_s)

@@ -870,7 +870,7 @@ fn fit_forms(
     } else if under_predicted(&choice) {
         takeoff_unsupported = rise_goes_on(data, &full, &choice);
     }
-    let convex_alternative = convex_alternative(data, &full, &choice);
+    let convex_alternative = convex_alternative(data, &choice);
     let mut plausible = vec![CurveFit::from(fit_of_form(&full, choice.chosen))];
     for &f in &choice.plausible {
         if f != choice.chosen {
@@ -922,14 +922,9 @@ const CONVEX_EXPONENT: f64 = 2.0;
 /// base (a computer-algebra series, an SMT solver, a graph layout): 10-unit
 /// probes that a straight line fitted, and full runs that took up to 5 times
 /// the 99% bound.
-fn convex_alternative(
-    data: &Intervals,
-    full: &[lsq::FormFit],
-    choice: &select::Choice,
-) -> Option<Curve> {
-    if choice.selection != Selection::Holdout
-        || !matches!(choice.chosen, Form::Linear | Form::Log | Form::Power)
-    {
+fn convex_alternative(data: &Intervals, choice: &select::Choice) -> Option<Curve> {
+    let holdout = choice.holdout.as_ref()?;
+    if !matches!(choice.chosen, Form::Linear | Form::Log | Form::Power) {
         return None;
     }
     let later = data
@@ -940,7 +935,7 @@ fn convex_alternative(
         return None;
     }
     let best = choice.scores.first()?;
-    let score = select::score_with(&data.obs, &data.views, full, |early| {
+    let score = select::score_with(&data.obs, &data.views, holdout, |early| {
         lsq::fit_base_power_at(early, true, CONVEX_EXPONENT)
     })?;
     if !score.score.is_finite() || beats_counting_fits(best, &score) {

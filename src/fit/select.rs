@@ -87,6 +87,19 @@ pub struct Choice {
     pub selection: Selection,
     /// Distinct run lengths (run-length rows only).
     pub lengths: Vec<u64>,
+    /// The holdout the forms were scored on; `None` without one.
+    pub holdout: Option<Holdout>,
+}
+
+/// Where the probe was split to score the forms, and the per-unit variance
+/// the scores' standard errors use: what scoring one more form against the
+/// chosen ones needs ([`score_with`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Holdout {
+    /// The last unit of the early part the forms are fitted on.
+    pub cut: u64,
+    /// The smallest per-unit residual variance over the full fits.
+    pub per_unit_variance: f64,
 }
 
 impl Choice {
@@ -315,6 +328,7 @@ fn fallback_choice(selection: Selection, lengths: Vec<u64>, full: &[FormFit]) ->
         scores: Vec::new(),
         selection,
         lengths,
+        holdout: None,
     }
 }
 
@@ -386,21 +400,16 @@ fn score_form(
 }
 
 /// The holdout score of a form fitted on the early part by `fitter`, as
-/// [`choose`] scores its forms (same cut, same per-unit variance from the
-/// full fits `full`); `None` without a holdout.
+/// [`choose`] scored its forms on `holdout` (the same cut, the same per-unit
+/// variance).
 pub fn score_with(
     obs: &[Obs],
     runs: &[RunView<'_>],
-    full: &[FormFit],
+    holdout: &Holdout,
     fitter: impl Fn(&[Obs]) -> Option<FormFit>,
 ) -> Option<FormScore> {
-    let shape = runs_shape(runs);
-    if holdout_impossible(&shape).is_some() {
-        return None;
-    }
-    let (cut, early) = early_part(obs, &shape);
-    let fit = fitter(&early)?;
-    score_fit(&fit, runs, cut, per_unit_variance(full))
+    let fit = fitter(&rows_up_to(obs, holdout.cut))?;
+    score_fit(&fit, runs, holdout.cut, holdout.per_unit_variance)
 }
 
 fn score_fit(fit: &FormFit, runs: &[RunView<'_>], cut: u64, sigma2: f64) -> Option<FormScore> {
@@ -440,10 +449,9 @@ fn score_fit(fit: &FormFit, runs: &[RunView<'_>], cut: u64, sigma2: f64) -> Opti
     })
 }
 
-/// The holdout's cut and the rows up to it, which the forms are fitted on.
-fn early_part(obs: &[Obs], shape: &RunsShape) -> (u64, Vec<Obs>) {
-    let cut = early_part_end(shape);
-    (cut, obs.iter().filter(|o| o.u1 <= cut).copied().collect())
+/// The rows up to the holdout's cut, which the forms are fitted on.
+fn rows_up_to(obs: &[Obs], cut: u64) -> Vec<Obs> {
+    obs.iter().filter(|o| o.u1 <= cut).copied().collect()
 }
 
 /// Sorts the scores best first and marks those within `2 se` of the best.
@@ -462,7 +470,8 @@ pub fn choose(obs: &[Obs], runs: &[RunView<'_>], full: &[FormFit], grid: &GridPo
     if let Some(selection) = holdout_impossible(&shape) {
         return fallback_choice(selection, shape.lengths, full);
     }
-    let (cut, early) = early_part(obs, &shape);
+    let cut = early_part_end(&shape);
+    let early = rows_up_to(obs, cut);
     let sigma2 = per_unit_variance(full);
     // Only forms that also fit the full data can be chosen: the others are
     // not scored (a profiled fit of the early part is costly).
@@ -488,6 +497,10 @@ pub fn choose(obs: &[Obs], runs: &[RunView<'_>], full: &[FormFit], grid: &GridPo
         scores,
         selection: Selection::Holdout,
         lengths: shape.lengths,
+        holdout: Some(Holdout {
+            cut,
+            per_unit_variance: sigma2,
+        }),
     }
 }
 
@@ -510,6 +523,7 @@ mod tests {
             }],
             selection,
             lengths: Vec::new(),
+            holdout: None,
         }
     }
 
