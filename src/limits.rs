@@ -421,6 +421,63 @@ pub(crate) fn line_of(bytes: &[u8], at: usize) -> u64 {
         + 1
 }
 
+/// The line (1-based) on which a record the csv crate read from `bytes`
+/// starts, from its `position`; `comment` the reader's comment byte, if it
+/// has one. The crate places a record at the first byte after the last one
+/// it consumed, with the line breaks counted up to there: after a CRLF line
+/// break that is the `\n` it has not counted yet, and before blank lines or
+/// comment lines it skips, the first of them. The lines between that place
+/// and the record's first byte are counted here.
+pub(crate) fn csv_record_line(bytes: &[u8], position: &csv::Position, comment: Option<u8>) -> u64 {
+    let mut at = usize::try_from(position.byte()).unwrap_or(usize::MAX);
+    let mut line = position.line();
+    while let Some(&byte) = bytes.get(at) {
+        if byte == b'\n' {
+            line += 1;
+        } else if Some(byte) == comment {
+            match bytes[at..].iter().position(|&b| b == b'\n') {
+                Some(end) => {
+                    at += end;
+                    continue;
+                }
+                None => break,
+            }
+        } else if byte != b'\r' {
+            break;
+        }
+        at += 1;
+    }
+    line
+}
+
+/// Each column's index by its name (trimmed; unnamed columns left out), from
+/// a CSV header on line 1 of `origin`. A second column of a name would be
+/// ignored without a word by a lookup that takes the first, so it is refused.
+pub(crate) fn columns_by_name<'h>(
+    header: &'h csv::StringRecord,
+    origin: &Origin,
+) -> Result<std::collections::HashMap<&'h str, usize>> {
+    let mut first_of = std::collections::HashMap::new();
+    for (i, name) in header.iter().map(str::trim).enumerate() {
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(&first) = first_of.get(name) {
+            return Err(Error::input(
+                origin.clone(),
+                Some(1),
+                format!(
+                    "columns {} and {} are both named `{name}`; expected each column name once (rename one of them)",
+                    first + 1,
+                    i + 1
+                ),
+            ));
+        }
+        first_of.insert(name, i);
+    }
+    Ok(first_of)
+}
+
 /// The refusal of a text input at the line of its first NUL byte; the
 /// timings reader, which meets them as it parses a mapped table, says the same.
 pub(crate) fn nul_byte(origin: &Origin, line: u64, bounds: &Bounds) -> Error {

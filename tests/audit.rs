@@ -829,7 +829,8 @@ fn without_sacct_text_or_sacct_on_path_it_says_what_to_do() {
 /// When sacct rejects the job ids given with -j, calib's message shows the
 /// sacct command it ran with every word shell-quoted, as calib shows the
 /// commands it prints elsewhere: the user's value is one visible word that can
-/// be pasted back, not text that runs on into the rest of the message.
+/// be pasted back. (Values that are no job ids never reach sacct: see
+/// `a_job_list_that_names_no_job_is_refused_before_sacct_runs`.)
 #[cfg(unix)]
 #[test]
 fn a_job_list_sacct_rejects_is_shown_quoted() {
@@ -841,10 +842,7 @@ fn a_job_list_sacct_rejects_is_shown_quoted() {
         "#!/bin/sh\necho 'sacct: error: Invalid job id' >&2\nexit 1\n",
     );
     std::fs::set_permissions(&sacct, std::fs::Permissions::from_mode(0o755)).unwrap();
-    for (jobs, shown) in [
-        ("42 43; touch x", "-j '42 43; touch x'`"),
-        ("4242,it's", r"-j '4242,it'\''s'`"),
-    ] {
+    for (jobs, shown) in [("4242_[1-3]", "-j '4242_[1-3]'`"), ("4242", "-j 4242`")] {
         let out = bin()
             .args(["audit", "-j", jobs])
             .env("PATH", dir.path())
@@ -1189,4 +1187,37 @@ fn a_job_name_cut_by_sacct_s_fixed_width_is_refused_as_a_stratum() {
         .map(|g| g["group"].as_str().unwrap())
         .collect();
     assert_eq!(groups, ["dataset=X", "dataset=Y"]);
+}
+
+/// `-j` with nothing (an unset shell variable) or a word that is no job id
+/// would have sacct answer about other jobs, or none: refused before sacct
+/// runs, by audit, resume and stage check alike.
+#[test]
+fn a_job_list_that_names_no_job_is_refused_before_sacct_runs() {
+    for (args, value) in [
+        (vec!["audit", "-j"], ""),
+        (vec!["audit", "-j"], "4242,x"),
+        (vec!["audit", "-j"], "42 43; touch x"),
+        (vec!["audit", "-j"], "4242,it's"),
+        (
+            vec![
+                "resume",
+                "x.csv",
+                "--timings",
+                "x.csv",
+                "-n",
+                "9",
+                "-p",
+                "p 1:00",
+                "-j",
+            ],
+            " ",
+        ),
+        (vec!["stage", "check", "trigger.toml", "-j"], "$JOB"),
+    ] {
+        let out = bin().args(&args).arg(value).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?} {value:?}: {err}");
+        assert!(err.contains("Slurm job ids"), "{args:?} {value:?}: {err}");
+    }
 }

@@ -556,6 +556,65 @@ fn a_column_named_twice_is_refused_naming_both() {
 }
 
 #[test]
+fn the_line_named_is_the_bad_rows_after_crlf_line_ends_and_blank_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // The bad row is on line 5 of each: CRLF line ends (as Python's csv
+    // module writes them), blank lines, and both, before it.
+    let rows = ["r1,d=a,1,10", "r1,d=a,2,20", "r1,d=a,3,30", "r1,d=a,4,x"];
+    let layouts = [
+        ("crlf.csv", format!("{HEADER}\r\n{}\r\n", rows.join("\r\n"))),
+        (
+            "blank.csv",
+            format!("{HEADER}\n{}\n\n\n{}\n", rows[0], rows[3]),
+        ),
+        (
+            "mixed.csv",
+            format!("{HEADER}\n{}\r\n\r\n{}\r\n{}\n", rows[0], rows[2], rows[3]),
+        ),
+    ];
+    for (name, text) in layouts {
+        let f = write_arg(dir.path(), name, text);
+        refused(&calib(&["fit", &f]), &format!("{name}, line 5:"), &["`x`"]);
+    }
+    // The sizes CSV of --grid is read the same way.
+    let model_src = write_arg(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n"),
+    );
+    for (name, text) in [
+        (
+            "grid-crlf.csv",
+            "stratum,units\r\nd=a,10\r\nd=b,10\r\nd=c,abc\r\n",
+        ),
+        ("grid-comment.csv", "stratum,units\n# sizes\n\nd=c,abc\n"),
+    ] {
+        let grid = write_arg(dir.path(), name, text);
+        let out = calib(&["budget", &model_src, "--grid", &grid, "-p", "p 1:00:00"]);
+        refused(&out, &format!("{name}, line 4:"), &["`abc`"]);
+    }
+}
+
+#[test]
+fn a_sizes_csv_with_a_column_named_twice_or_a_row_of_other_width_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let model_src = write_arg(
+        dir.path(),
+        "t.csv",
+        format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n"),
+    );
+    let budget = |name: &str, text: &str| {
+        let grid = write_arg(dir.path(), name, text);
+        calib(&["budget", &model_src, "--grid", &grid, "-p", "p 1:00:00"])
+    };
+    // The second `units` would otherwise be ignored without a word.
+    let out = budget("twice.csv", "stratum,units,tasks,units\nd=a,10,3,400\n");
+    refused(&out, "twice.csv, line 1", &["columns 2 and 4", "`units`"]);
+    let out = budget("wide.csv", "stratum,units\nd=a,10\nd=a,10,3\n");
+    refused(&out, "wide.csv, line 3", &["3 field(s)", "header has 2"]);
+}
+
+#[test]
 fn bad_cpus_gpus_and_nul_bytes_are_refused_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let header = "run,stratum,unit,elapsed_s,host,cpus,gpus";

@@ -534,6 +534,36 @@ fn array_task_ids_name_the_file_and_fill_the_fingerprint() {
     assert_eq!(fp.partition.as_deref(), Some("cpubase_bycore_b1"));
 }
 
+/// A job's values that `calib fit` would refuse in the rows (a control
+/// character, a job id that is no job or array task) are refused before the
+/// command runs and before any file is made, naming the variable: the probe's
+/// time is not spent on rows nobody can read.
+#[test]
+fn job_values_the_rows_cannot_hold_are_refused_before_anything_runs() {
+    for (variable, value) in [
+        ("SLURM_JOB_PARTITION", "short\nlong"),
+        ("SLURM_CLUSTER_NAME", "nar\rval"),
+        ("SLURM_JOB_ID", "../../x"),
+        ("SLURM_ARRAY_TASK_ID", "4294967296"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        let out = run(probe(&dir.path().join("out"))
+            .env("SLURM_ARRAY_JOB_ID", "13")
+            .env(variable, value)
+            .args(["-s", "d=a", "--", "touch"])
+            .arg(&marker));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{variable}: {err}");
+        assert!(err.contains(variable), "{variable}: {err}");
+        assert!(!marker.exists(), "{variable}: the command ran");
+        assert!(
+            !dir.path().join("out").exists(),
+            "{variable}: a file was made"
+        );
+    }
+}
+
 #[test]
 fn sixteen_concurrent_probes_of_one_stratum_write_sixteen_complete_files() {
     let dir = tempfile::tempdir().unwrap();

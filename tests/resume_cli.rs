@@ -382,6 +382,45 @@ fn a_job_id_that_is_no_job_or_array_task_is_refused() {
     }
 }
 
+/// A run with no job_id did not run as a Slurm job: nothing can resubmit
+/// it, and a line for it would be one more copy of its stratum's line, with
+/// no array index to tell which run it resumes. Timings with none at all (the
+/// probe's own, given as --timings by mistake) are refused; one such run
+/// among the tasks is left out, with the reason.
+#[test]
+fn runs_without_a_job_id_are_not_resubmitted() {
+    let dir = tempfile::tempdir().unwrap();
+    let killed = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
+    let run_with = |timings: &str| {
+        calib()
+            .current_dir(repo_file(""))
+            .args(["resume", "data/spread-20.csv", "--timings", timings])
+            .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
+            .args(["-f", "json"])
+            .output()
+            .unwrap()
+    };
+    let out = run_with("data/spread-20.csv");
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    for needle in ["spread-20.csv", "job_id", "slow-s0"] {
+        assert!(err.contains(needle), "`{needle}` not in {err}");
+    }
+    assert!(stdout(&out).is_empty());
+    // Task 4242_2 (killed at 74) without its job id: 4242_1 alone is resubmitted.
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, killed.replace(",4242_2,", ",,")).unwrap();
+    let v = json_of(&run_with(path.to_str().unwrap()));
+    let tasks: Vec<&str> = v["strata"][0]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["job_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(tasks, ["4242_1"], "{v}");
+    assert!(v["skipped"].to_string().contains("no job_id"), "{v}");
+}
+
 #[test]
 fn a_probe_too_short_for_the_run_gives_no_time_and_exits_3() {
     // data/trend-probe-7.csv: one run of 7 generations; a run of 100 is

@@ -19,6 +19,9 @@ use crate::stratum::Stratum;
 /// small enough that sums of tasks x seconds cannot overflow.
 pub(crate) use crate::limits::MAX_COUNT;
 
+/// A sizes CSV line starting with this byte is a comment.
+const COMMENT: u8 = b'#';
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CellSize {
     pub units: Option<u64>,
@@ -93,7 +96,7 @@ impl Grid {
     pub fn parse(text: &str, origin: Origin) -> Result<Grid> {
         let mut reader = csv::ReaderBuilder::new()
             .flexible(false)
-            .comment(Some(b'#'))
+            .comment(Some(COMMENT))
             .from_reader(text.as_bytes());
         let header = reader
             .headers()
@@ -105,7 +108,8 @@ impl Grid {
                 )
             })?
             .clone();
-        let column = |name: &str| header.iter().position(|h| h.trim() == name);
+        let columns = crate::limits::columns_by_name(&header, &origin)?;
+        let column = |name: &str| columns.get(name).copied();
         let stratum_col = column("stratum").ok_or_else(|| {
             Error::input(
                 origin.clone(),
@@ -127,12 +131,22 @@ impl Grid {
             whole_campaign: false,
             origin: Some(origin.clone()),
         };
+        let line_of =
+            |p: &csv::Position| crate::limits::csv_record_line(text.as_bytes(), p, Some(COMMENT));
         for record in reader.records() {
             let record = record.map_err(|e| {
-                let line = e.position().map(|p| p.line());
-                Error::input(origin.clone(), line, format!("not valid CSV: {e}"))
+                let line = e.position().map(line_of);
+                let message = match e.kind() {
+                    csv::ErrorKind::UnequalLengths {
+                        expected_len, len, ..
+                    } => format!(
+                        "{len} field(s) where the header has {expected_len}; expected one field per column (a field that holds a comma is quoted whole: \"a,b\")"
+                    ),
+                    _ => format!("not valid CSV: {e}"),
+                };
+                Error::input(origin.clone(), line, message)
             })?;
-            let line = record.position().map(|p| p.line());
+            let line = record.position().map(line_of);
             let bad = |m: String| Error::input(origin.clone(), line, m);
             let stratum = Stratum::parse(record.get(stratum_col).unwrap_or(""))
                 .map_err(|e| bad(format!("`stratum`: {e}")))?

@@ -64,7 +64,7 @@ pub struct AuditArgs {
     pub sacct: Option<String>,
 
     /// Jobs to audit when calib runs sacct: a comma list of job ids (sacct -j).
-    #[arg(short = 'j', long = "jobs", value_name = "IDS")]
+    #[arg(short = 'j', long = "jobs", value_name = "IDS", value_parser = flags::job_ids)]
     pub jobs: Option<String>,
 
     /// When calib runs sacct: jobs since this date, e.g. 2026-11-01 (sacct -S).

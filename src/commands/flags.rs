@@ -64,6 +64,22 @@ pub fn confidence(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `-j IDS`: a comma list of Slurm job ids, as `sacct -j` takes them
+/// (`4242`, `4242_3`, `4242_[1-5]`, `4242.batch`). An empty value (an unset
+/// shell variable) or a word that is no job id would make sacct answer about
+/// other jobs, or none, and be read as their states.
+pub fn job_ids(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("expected one or more Slurm job ids (4242, 4242_3), comma-separated; found nothing (an unset variable?)".into());
+    }
+    for id in text.split(',') {
+        crate::slurm::sacct::JobId::parse(id).map_err(|why| {
+            format!("{why}; expected Slurm job ids (4242, 4242_3), comma-separated")
+        })?;
+    }
+    Ok(text.to_string())
+}
+
 /// A regular expression (`--by-name`, `--partition-regex`).
 pub fn regex(text: &str) -> Result<Regex, String> {
     Regex::new(text).map_err(|e| format!("not a regular expression: {e}"))

@@ -99,7 +99,7 @@ pub struct ResumeArgs {
 
     /// Run `sacct -P -X -j IDS` for the tasks' states (on the cluster): a comma
     /// list of job ids.
-    #[arg(short = 'j', long = "jobs", value_name = "IDS")]
+    #[arg(short = 'j', long = "jobs", value_name = "IDS", value_parser = flags::job_ids)]
     pub jobs: Option<String>,
 
     /// Units of a whole run (N): the killed tasks resume at their last

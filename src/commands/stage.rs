@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use crate::audit::SacctQuery;
 use crate::campaign::export;
 use crate::campaign::stage::{evaluate, find_smoke_job, stage, StagePlan, Trigger};
+use crate::commands::flags;
 use crate::commands::input::read_text_argument;
 use crate::error::{Error, Origin, Result, EXIT_CHECK_FAILED};
 use crate::output;
@@ -143,7 +144,7 @@ pub struct CheckArgs {
     pub trigger: PathBuf,
 
     /// The smoke array's job id: calib runs `sacct -P -X -j ID` itself.
-    #[arg(long, short = 'j', value_name = "ID", conflicts_with = "sacct")]
+    #[arg(long, short = 'j', value_name = "ID", conflicts_with = "sacct", value_parser = flags::job_ids)]
     pub job: Option<String>,
 
     /// `sacct -P -X` output with its header line (the columns of `calib

@@ -21,7 +21,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::error::{Error, Origin, Result};
+use crate::shell::refuse_control;
 use crate::slurm::cluster::{env_nonempty, resolve_cluster};
+use crate::slurm::sacct::JobId;
 use crate::timings::Fingerprint;
 
 /// How long `nvidia-smi -L` may take.
@@ -168,20 +171,56 @@ fn gpus_from(listing: &str) -> String {
         .join("; ")
 }
 
-/// Everything but `started_at`, which each run sets for itself.
-pub(crate) fn collect() -> Fingerprint {
+/// Everything but `started_at`, which each run sets for itself. Refused
+/// before any run, naming its source, is a value that `calib fit` would
+/// refuse in the rows: a control character (these reach job scripts), or a
+/// job id that is no job or array task as Slurm prints it (`calib resume`
+/// resubmits a task by it). Slurm sets neither; a hand-set variable can.
+pub(crate) fn collect() -> Result<Fingerprint> {
     let jobs = JobIds::from_env();
-    Fingerprint {
+    let job_id = jobs.display();
+    if let Some(id) = &job_id {
+        JobId::parse_task(id).map_err(|why| {
+            refused(
+                "SLURM_JOB_ID (or SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID)",
+                format!(
+                    "{why}; expected the job id Slurm sets (4242, or 4242_3 for an array task)"
+                ),
+            )
+        })?;
+    }
+    let fingerprint = Fingerprint {
         host: Some(host_name()),
         cluster: Some(cluster_name()),
         cpu_model: cpu_model(),
         cpus: cpus_allowed().map(|n| n.to_string()),
         gpus: Some(gpus()),
-        job_id: jobs.display(),
+        job_id,
         partition: env_nonempty("SLURM_JOB_PARTITION"),
         started_at: None,
         calib_version: Some(crate::VERSION.to_string()),
+    };
+    for (source, value) in [
+        ("the host name (gethostname)", &fingerprint.host),
+        ("SLURM_CLUSTER_NAME (or CC_CLUSTER)", &fingerprint.cluster),
+        ("the CPU model (/proc/cpuinfo)", &fingerprint.cpu_model),
+        ("the GPU list (nvidia-smi -L)", &fingerprint.gpus),
+        ("SLURM_JOB_PARTITION", &fingerprint.partition),
+    ] {
+        if let Some(value) = value {
+            refuse_control("it", value).map_err(|why| refused(source, why))?;
+        }
     }
+    Ok(fingerprint)
+}
+
+/// A value of the node or the job that the timings' rows cannot hold.
+fn refused(source: &str, why: String) -> Error {
+    Error::input(
+        Origin::Argument(source.to_string()),
+        None,
+        format!("{why}; nothing was run"),
+    )
 }
 
 #[cfg(test)]

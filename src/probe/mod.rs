@@ -142,7 +142,7 @@ impl Session {
     fn open(config: &ProbeConfig) -> Result<Session> {
         let deadline = config.timeout.map(|t| Instant::now() + t);
         let started = chrono::Utc::now();
-        let fingerprint = fingerprint::collect();
+        let fingerprint = fingerprint::collect()?;
         let tag = naming::task_tag(
             &fingerprint::JobIds::from_env(),
             fingerprint.host.as_deref().unwrap_or("host"),

@@ -185,9 +185,29 @@ fn array_of(job_id: &str) -> Option<(u64, u64)> {
 /// whole run: it would look finished and be left out, while its walltime
 /// killed it short of the campaign's length (the `--units` given is not the
 /// campaign's; a run of another stratum that ended by itself may be longer).
-/// The error names the run, its stratum and why; its origin is `origin` (the
-/// timings given).
+/// Timings none of whose runs has a `job_id` are no campaign's tasks (runs
+/// probed outside Slurm, such as the probe itself): there is no task to
+/// resubmit. The error names the run, its stratum and why; its origin is
+/// `origin` (the timings given).
 pub fn check_tasks(timings: &Timings, units: u64, origin: Origin) -> Result<()> {
+    if let Some(first) = timings.runs.first() {
+        if timings
+            .runs
+            .iter()
+            .all(|run| run.fingerprint.job_id.is_none())
+        {
+            return Err(Error::input(
+                origin,
+                None,
+                format!(
+                    "none of its {} runs (the first: `{}` of stratum `{}`) has a job_id, so none ran as a Slurm job and none can be resubmitted (the probe's own timings?); expected the timings the campaign's tasks wrote, where calib probe records each task's job id",
+                    timings.runs.len(),
+                    first.run,
+                    first.stratum
+                ),
+            ));
+        }
+    }
     for run in &timings.runs {
         let killed = matches!(run.end, None | Some((RunEnd::Signal(_), _, _)));
         let reached = run.points.last().map_or(0, |p| p.0);
@@ -204,17 +224,8 @@ pub fn check_tasks(timings: &Timings, units: u64, origin: Origin) -> Result<()> 
         let Some(text) = run.fingerprint.job_id.as_deref() else {
             continue;
         };
-        let why = match JobId::parse(text) {
-            Err(why) => why,
-            Ok(id)
-                if id.step.is_none()
-                    && matches!(id.kind, JobKind::Plain | JobKind::ArrayTask(_)) =>
-            {
-                continue
-            }
-            Ok(_) => {
-                format!("`{text}` is a job step or component, not the job or array task that ran")
-            }
+        let Err(why) = JobId::parse_task(text) else {
+            continue;
         };
         return Err(Error::input(
             origin,
@@ -249,6 +260,13 @@ pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Sele
             for run in &timings.runs {
                 let name = task_name(run);
                 if !short_of(run) {
+                    continue;
+                }
+                if run.fingerprint.job_id.is_none() {
+                    selected.skipped.push(Skipped {
+                        task: name,
+                        reason: "no job_id: it did not run as a Slurm job, so there is no task to resubmit for it".into(),
+                    });
                     continue;
                 }
                 if run.points.is_empty() {

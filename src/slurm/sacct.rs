@@ -114,6 +114,20 @@ pub struct JobId {
 }
 
 impl JobId {
+    /// Parses the id of a job or of one array task as Slurm prints it
+    /// (`4242`, `4242_3`): what a task's `job_id` must be for the task to be
+    /// resubmitted with its array index. Else why it is not.
+    pub fn parse_task(text: &str) -> std::result::Result<JobId, String> {
+        let id = JobId::parse(text)?;
+        if id.step.is_none() && matches!(id.kind, JobKind::Plain | JobKind::ArrayTask(_)) {
+            Ok(id)
+        } else {
+            Err(format!(
+                "`{text}` is a job step, component or array range, not the job or array task that ran"
+            ))
+        }
+    }
+
     /// Parses a JobID as sacct prints it (JobID or JobIDRaw column).
     pub fn parse(text: &str) -> std::result::Result<JobId, String> {
         let bad = |why: &str| format!("`{text}` is not a Slurm job id ({why})");

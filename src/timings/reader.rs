@@ -61,8 +61,10 @@
 //! run skip the run and stratum lookups; records are swapped, never cloned.
 //! Records that need none of the CSV quoting rules (calib's own rows) are split
 //! by [`super::simple`]; from the first record of a piece that does need them,
-//! the csv crate reads the rest of the piece, so records, line numbers and
-//! messages are the csv crate's throughout.
+//! the csv crate reads the rest of the piece, so records and messages are the
+//! csv crate's throughout. Line numbers are the file's own, counted from its
+//! `\n` bytes (blank lines and CRLF line ends included: an editor's), which
+//! the csv crate's positions are corrected to ([`crate::limits::csv_record_line`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -72,8 +74,9 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    excerpt, line_of, nul_byte, nul_in_line_ending, read_stdin_bounded, read_table_file_bounded,
-    Bounds, InputBytes, MAX_COUNT, MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
+    columns_by_name, csv_record_line, excerpt, line_of, nul_byte, nul_in_line_ending,
+    read_stdin_bounded, read_table_file_bounded, Bounds, InputBytes, MAX_COUNT, MAX_SECONDS,
+    MAX_SECONDS_TEXT, TABLE,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -607,26 +610,7 @@ fn locate_columns(
     origin: &Origin,
     options: &IngestOptions,
 ) -> Result<Columns> {
-    // Lookups take the first column of a name: a second one of the same name
-    // would be ignored without a word, so refuse it.
-    let mut first_of: HashMap<&str, usize> = HashMap::new();
-    for (i, name) in header.iter().map(str::trim).enumerate() {
-        if name.is_empty() {
-            continue;
-        }
-        if let Some(&first) = first_of.get(name) {
-            return Err(Error::input(
-                origin.clone(),
-                Some(1),
-                format!(
-                    "columns {} and {} are both named `{name}`; expected each column name once (rename one of them)",
-                    first + 1,
-                    i + 1
-                ),
-            ));
-        }
-        first_of.insert(name, i);
-    }
+    let first_of = columns_by_name(header, origin)?;
     let find = |name: &str| first_of.get(name).copied();
     let need = |name: &str, why: &str| {
         find(name).ok_or_else(|| {
@@ -1230,7 +1214,12 @@ impl Table<'_> {
                         .flatten();
                     let line = match not_utf8 {
                         Some(at) => line_offset + line_of(bytes, at),
-                        None => line_base + e.position().map(|p| p.line()).unwrap_or(0),
+                        None => {
+                            line_base
+                                + e.position()
+                                    .map(|p| csv_record_line(&bytes[simple.csv_from..], p, None))
+                                    .unwrap_or(0)
+                        }
                     };
                     // Invalid UTF-8 or a broken quote at the very end is a torn line.
                     if may_be_torn && reader.is_done() {
@@ -1255,7 +1244,11 @@ impl Table<'_> {
                     return Err(Error::input(self.origin.clone(), Some(line), message));
                 }
             }
-            let line = line_base + record.position().map(|p| p.line()).unwrap_or(0);
+            let line = line_base
+                + record
+                    .position()
+                    .map(|p| csv_record_line(&bytes[simple.csv_from..], p, None))
+                    .unwrap_or(0);
             if let Some(previous_line) = held_line {
                 self.check_quoting(&held, bytes, simple.csv_from, line_offset)?;
                 self.add_record(&held, previous_line, &mut runs)?;
@@ -1372,9 +1365,9 @@ impl Table<'_> {
             held: None,
         };
         while let Some((end, newlines)) = lines.next_record(&mut fields) {
-            // The csv crate's line of a record: one after the line break that
-            // ended the record before it (blank lines between them uncounted).
-            let line = line_offset + done.lines_before + 1;
+            // The record's own line: its `\n` is the last one counted (blank
+            // lines before it included, as `csv_record_line` counts them).
+            let line = line_offset + lines_before + newlines;
             if let Some(previous_line) = held_line {
                 let record = SimpleRecord {
                     text,
