@@ -350,8 +350,21 @@ pub(crate) fn read_table_file_bounded(
     Ok(InputBytes::Mapped(map))
 }
 
-/// Reads standard input under `bounds` (see [`read_bounded`]).
+/// Reads standard input under `bounds` (see [`read_bounded`]), once: a
+/// second `-` among a command's inputs would read nothing and be taken for an
+/// empty input, so it is refused.
 pub(crate) fn read_stdin_bounded(bounds: &Bounds) -> Result<Vec<u8>> {
+    static READ: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if READ.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return Err(Error::input(
+            Origin::Stdin,
+            None,
+            format!(
+                "standard input (`-`) is named twice, and it can be read once; expected {} as a file (or @FILE)",
+                bounds.expected
+            ),
+        ));
+    }
     read_bounded(&mut std::io::stdin().lock(), &Origin::Stdin, 0, bounds)
 }
 

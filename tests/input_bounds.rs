@@ -877,3 +877,50 @@ fn a_model_file_is_read_under_its_own_bound_and_a_one_line_model_is_read() {
     };
     assert_eq!(strata(&compact), strata(&pretty));
 }
+
+/// A second `-` would read nothing and be taken for an empty table (a
+/// warning, not an error): standard input is read once, and named twice is
+/// bad input.
+#[test]
+fn standard_input_named_twice_is_refused() {
+    let table = format!("{HEADER}\nr1,d=a,1,10\nr1,d=a,2,20\n");
+    let once = common::output_with_stdin(common::calib().args(["fit", "-"]), &table);
+    assert_eq!(once.status.code(), Some(0), "{}", stderr(&once));
+    let twice = common::output_with_stdin(common::calib().args(["fit", "-", "-"]), &table);
+    refused(&twice, "<stdin>", &["named twice"]);
+}
+
+/// An end row records the units a run completed and the time it stopped: a
+/// unit row beyond it is another run under the same id, and a stop before the
+/// last unit's end is no stop of this run. Both are refused at their line.
+#[test]
+fn a_unit_row_after_the_end_row_or_an_end_before_the_last_unit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let after = write_arg(
+        dir.path(),
+        "after.csv",
+        format!("{HEADER},end\nr1,d=a,1,10,\nr1,d=a,2,20,exit:0\nr1,d=a,3,30,\n"),
+    );
+    refused(
+        &calib(&["fit", &after]),
+        "after.csv, line 4",
+        &["unit 3", "line 3"],
+    );
+    let early = write_arg(
+        dir.path(),
+        "early.csv",
+        format!("{HEADER},end\nr1,d=a,1,10,\nr1,d=a,2,20,\nr1,d=a,2,15,exit:0\n"),
+    );
+    refused(
+        &calib(&["fit", &early]),
+        "early.csv, line 4",
+        &["15 s", "20 s"],
+    );
+    // The end row as calib probe writes it (the stop after the last unit) is read.
+    let whole = write_arg(
+        dir.path(),
+        "whole.csv",
+        format!("{HEADER},end\nr1,d=a,1,10,\nr1,d=a,2,20,\nr1,d=a,2,20.5,exit:0\n"),
+    );
+    assert_eq!(calib(&["fit", &whole]).status.code(), Some(0));
+}

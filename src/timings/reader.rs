@@ -1618,6 +1618,25 @@ fn finish_run(
             }
         }
     }
+    // An end row records the units the run completed: a unit row beyond it
+    // is a second run under the same id (two tasks' rows merged), not this
+    // run's.
+    if let (Some((_, end_unit, _, end_place)), Some((unit, _, place))) =
+        (&builder.end, builder.points.last())
+    {
+        if unit > end_unit {
+            return Err(Error::input(
+                at(place),
+                Some(place.line),
+                format!(
+                    "run `{}` has a row for unit {unit}, beyond its end row's {end_unit} units completed ({}, line {}); expected the end row to close the run (two runs under one run id?)",
+                    builder.run,
+                    at(end_place),
+                    end_place.line
+                ),
+            ));
+        }
+    }
     let gaps = unit_gaps(builder, origins);
     // The points without their places, in the builder's own allocation (a
     // collect from `into_iter` into a type no larger reuses it): a fresh one
@@ -1647,6 +1666,16 @@ fn finish_run(
                 (TimeColumnKind::PerUnit, Some(d)) => last + d,
                 (_, None) => last,
             };
+            if at < last {
+                return Err(Error::input(
+                    origins[place.file].clone(),
+                    Some(place.line),
+                    format!(
+                        "run `{}`: the end row's time, {at} s, is before its last unit ended ({last} s); expected the time of the stop, after every unit",
+                        builder.run
+                    ),
+                ));
+            }
             if at > MAX_SECONDS {
                 return Err(Error::input(
                     origins[place.file].clone(),
