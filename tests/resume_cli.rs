@@ -359,7 +359,12 @@ fn a_job_id_that_is_no_job_or_array_task_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let killed = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
     assert!(killed.contains(",4242_1,"), "the demo's killed task");
-    for bad in ["4242_1$(id)", "4242_4294967296", "4242.batch"] {
+    for bad in [
+        "4242_1$(id)",
+        "4242_4294967296",
+        "4242_4000001",
+        "4242.batch",
+    ] {
         let path = dir.path().join("t.csv");
         std::fs::write(&path, killed.replace(",4242_1,", &format!(",{bad},"))).unwrap();
         let out = calib()

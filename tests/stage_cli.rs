@@ -813,6 +813,39 @@ fn a_stage_two_without_a_submittable_stratum_is_refused_as_such() {
     );
 }
 
+/// A stage-2 line whose --time is no Slurm time, or whose CALIB_UNITS is no
+/// count of units, is refused at its line: sbatch would refuse the first
+/// only once the smoke had passed, and the second would run the campaign at
+/// a length nobody meant.
+#[test]
+fn a_stage_two_time_or_unit_count_that_is_none_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = dir.path();
+    let grid = std::fs::canonicalize(write_file(here, "grid.toml", GRID)).unwrap();
+    let line = |time: &str, units: &str| {
+        format!(
+            "# stage 2\nsbatch --array=0-2 {time} --export=ALL,CALIB_STRATUM=dataset=X,CALIB_UNITS={units},CALIB_GRID={} work.sh\n",
+            grid.display()
+        )
+    };
+    for (time, units, named) in [
+        ("--time=xx", "20", "`xx`"),
+        ("-t 1:2:3:4", "20", "`1:2:3:4`"),
+        ("--time=1:00:00", "0", "CALIB_UNITS"),
+        ("--time=1:00:00", "18446744073709551616", "CALIB_UNITS"),
+    ] {
+        let out = stage_against(here, "work.sh", &line(time, units));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{time} {units}: {err}");
+        assert!(
+            err.contains("stage2.sh, line 2") && err.contains(named),
+            "{err}"
+        );
+    }
+    let out = stage_against(here, "work.sh", &line("-t 1:00:00", "20"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 /// Stage 2 is printed for the user to run: a line that is not an sbatch
 /// command, a stratum the grid lacks and an array past a stratum's cells are
 /// refused, naming the line (and the grid's cells); an sbatch line is kept

@@ -65,6 +65,7 @@ use crate::budget::export::{
     absolute, exported_variables, refuse_comma_in_export, script_argument, GRID_VARIABLE,
 };
 use crate::error::{Error, Origin, Result};
+use crate::limits::excerpt;
 use crate::shell::{comment_text, quote, quote_option, refuse_control};
 use crate::slurm::sacct::{JobKind, SacctTable};
 
@@ -452,6 +453,8 @@ fn same_submission(
                 .flat_map(|list| list.split(','))
                 .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
         };
+        check_stage2_values(words, variable("CALIB_UNITS"))
+            .map_err(|why| Error::input(origin.clone(), at, why))?;
         arrays.push(Stage2Array::of(words, variable));
         let exported = variable(GRID_VARIABLE);
         let Some(exported) = exported else {
@@ -645,6 +648,38 @@ fn array_last_index(spec: &str) -> Option<u64> {
         last = Some(last.map_or(top, |l| l.max(top)));
     }
     last
+}
+
+/// Refuses a stage-2 line whose `--time` is no Slurm time or whose
+/// `CALIB_UNITS` is no count of units: sbatch would refuse the first only
+/// when the smoke has passed and the line is run, and the second would run
+/// the campaign at a length nobody meant. The smoke's time is derived from
+/// both.
+fn check_stage2_values(words: &[String], units: Option<&str>) -> std::result::Result<(), String> {
+    for (k, word) in words.iter().enumerate() {
+        let time = match word.strip_prefix("--time=") {
+            Some(value) => Some(value),
+            None if word == "--time" || word == "-t" => words.get(k + 1).map(String::as_str),
+            None => None,
+        };
+        if let Some(time) = time {
+            crate::slurm::time::parse_time(time)
+                .map_err(|e| format!("its --time `{}` is no Slurm time: {e}", excerpt(time)))?;
+        }
+    }
+    if let Some(units) = units {
+        match units.parse::<u64>() {
+            Ok(n) if (1..=crate::limits::MAX_COUNT).contains(&n) => {}
+            _ => {
+                return Err(format!(
+                    "its CALIB_UNITS is `{}`; expected a whole number of units from 1 to {}",
+                    excerpt(units),
+                    crate::limits::MAX_COUNT
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One stage-2 array: the stratum it exports and its `--time` per unit, when

@@ -103,6 +103,10 @@ pub enum Step {
     },
 }
 
+/// The largest array index any Slurm runs: slurm.conf's `MaxArraySize` is
+/// at most 4000001, and indexes run to one less.
+pub const MAX_ARRAY_INDEX: u64 = 4_000_000;
+
 /// A parsed JobID, keeping the text as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct JobId {
@@ -119,6 +123,14 @@ impl JobId {
     /// resubmitted with its array index. Else why it is not.
     pub fn parse_task(text: &str) -> std::result::Result<JobId, String> {
         let id = JobId::parse(text)?;
+        if let JobKind::ArrayTask(index) = id.kind {
+            if index > MAX_ARRAY_INDEX {
+                return Err(format!(
+                    "`{text}` names array index {index}, past the largest Slurm allows ({MAX_ARRAY_INDEX}: MaxArraySize is at most {})",
+                    MAX_ARRAY_INDEX + 1
+                ));
+            }
+        }
         if id.step.is_none() && matches!(id.kind, JobKind::Plain | JobKind::ArrayTask(_)) {
             Ok(id)
         } else {
