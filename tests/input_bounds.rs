@@ -896,26 +896,25 @@ fn standard_input_named_twice_is_refused() {
 #[test]
 fn a_unit_row_after_the_end_row_or_an_end_before_the_last_unit_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let after = write_arg(
-        dir.path(),
-        "after.csv",
-        format!("{HEADER},end\nr1,d=a,1,10,\nr1,d=a,2,20,exit:0\nr1,d=a,3,30,\n"),
-    );
-    refused(
-        &calib(&["fit", &after]),
-        "after.csv, line 4",
-        &["unit 3", "line 3"],
-    );
-    let early = write_arg(
-        dir.path(),
-        "early.csv",
-        format!("{HEADER},end\nr1,d=a,1,10,\nr1,d=a,2,20,\nr1,d=a,2,15,exit:0\n"),
-    );
-    refused(
-        &calib(&["fit", &early]),
-        "early.csv, line 4",
-        &["15 s", "20 s"],
-    );
+    for (name, rows, fragments) in [
+        (
+            "after.csv",
+            "r1,d=a,2,20,exit:0\nr1,d=a,3,30,",
+            ["unit 3", "line 3"],
+        ),
+        (
+            "early.csv",
+            "r1,d=a,2,20,\nr1,d=a,2,15,exit:0",
+            ["15 s", "20 s"],
+        ),
+    ] {
+        let f = write_arg(
+            dir.path(),
+            name,
+            format!("{HEADER},end\nr1,d=a,1,10,\n{rows}\n"),
+        );
+        refused(&calib(&["fit", &f]), &format!("{name}, line 4"), &fragments);
+    }
     // The end row as calib probe writes it (the stop after the last unit) is read.
     let whole = write_arg(
         dir.path(),
