@@ -429,11 +429,7 @@ impl StratumModel {
 
     /// The stratum as people read it: `(all)` for the empty one.
     pub fn display_name(&self) -> &str {
-        if self.stratum.is_empty() {
-            "(all)"
-        } else {
-            &self.stratum
-        }
+        crate::stratum::display_name(&self.stratum)
     }
 
     /// Checks the rules of the model file (see the module docs): what `calib

@@ -173,13 +173,24 @@ impl Stratum {
     }
 }
 
+/// How people read the stratum of a table that has none (its rows all in
+/// one): in tables, notes and messages. Files and the emitted shell keep the
+/// empty text itself.
+pub const NO_STRATUM: &str = "(all)";
+
+/// A stratum's canonical text as people read it: [`NO_STRATUM`] for the
+/// empty one.
+pub fn display_name(canonical: &str) -> &str {
+    if canonical.is_empty() {
+        NO_STRATUM
+    } else {
+        canonical
+    }
+}
+
 impl fmt::Display for Stratum {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.labels.is_empty() {
-            write!(f, "(all)")
-        } else {
-            write!(f, "{}", self.canonical())
-        }
+        write!(f, "{}", display_name(&self.canonical()))
     }
 }
 

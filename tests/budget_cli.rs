@@ -978,3 +978,35 @@ fn grid_refusals_name_the_file_and_line_and_a_probe_that_works() {
     assert_mentions(&err, &["all.toml", "(calib probe -- ...)"]);
     assert!(!err.contains("--stratum  "), "{err}");
 }
+
+/// A table whose rows have no stratum is one stratum, shown as `(all)` in
+/// the table, its notes and the sbatch comments, as `calib fit` shows it;
+/// the files and the emitted shell keep the empty text itself.
+#[test]
+fn the_stratum_of_a_table_without_strata_is_shown_as_all() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.csv"),
+        "run,stratum,unit,elapsed_s\nr1,,1,10\nr1,,2,20\nr1,,3,30\nr2,,1,11\nr2,,2,21\nr2,,3,32\n",
+    )
+    .unwrap();
+    let args = ["t.csv", "-n", "10", "-p", "p 1:00:00"];
+    let table = stdout(&budget(dir.path(), &args, 0));
+    let row = table.lines().nth(2).unwrap_or_default();
+    assert!(row.starts_with("(all) "), "{table}");
+    assert!(table.contains("\n  (all): extrapolated"), "{table}");
+    let sbatch = stdout(&budget(
+        dir.path(),
+        &[&args[..], &["-f", "sbatch"]].concat(),
+        0,
+    ));
+    assert!(sbatch.contains("# stratum (all): --time="), "{sbatch}");
+    assert!(sbatch.contains("CALIB_STRATUM=,"), "{sbatch}");
+    let json: Value = serde_json::from_str(&stdout(&budget(
+        dir.path(),
+        &[&args[..], &["-f", "json"]].concat(),
+        0,
+    )))
+    .unwrap();
+    assert_eq!(json["strata"][0]["stratum"], "");
+}

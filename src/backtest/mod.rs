@@ -710,7 +710,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
     if strata.is_empty() {
         let why = skipped
             .iter()
-            .map(|s| format!("{}: {}", display_stratum(&s.stratum), s.reason))
+            .map(|s| format!("{}: {}", crate::stratum::display_name(&s.stratum), s.reason))
             .collect::<Vec<_>>()
             .join("; ");
         return Err(Error::Refused(format!(
@@ -746,14 +746,6 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
         strata,
         skipped,
     })
-}
-
-pub(crate) fn display_stratum(stratum: &str) -> &str {
-    if stratum.is_empty() {
-        "(all)"
-    } else {
-        stratum
-    }
 }
 
 /// The design in words, for the report: what was used. With recorded probes

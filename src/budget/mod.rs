@@ -152,7 +152,7 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
                 };
                 let message = format!(
                     "the grid lists stratum {shown}, which the model has no measurement of; probe it first ({probe}). Measured strata: {}",
-                    model.strata.iter().map(|s| crate::campaign::grid::shown_stratum(&s.stratum)).collect::<Vec<_>>().join(", ")
+                    model.strata.iter().map(|s| crate::stratum::display_name(&s.stratum)).collect::<Vec<_>>().join(", ")
                 );
                 return Err(grid.refusal(size.line, message));
             }

@@ -144,12 +144,7 @@ impl<'a> BudgetFigure<'a> {
         self.marks
             .iter()
             .map(|m| {
-                let name = if m.stratum.is_empty() {
-                    "(all)"
-                } else {
-                    &m.stratum
-                };
-                crate::plot::shortened(name, MAX_LABEL_CHARS)
+                crate::plot::shortened(crate::stratum::display_name(&m.stratum), MAX_LABEL_CHARS)
             })
             .collect()
     }

@@ -13,7 +13,7 @@ use std::io;
 
 use serde_json::{json, Map, Value};
 
-use super::grid::{shown_stratum, CampaignGrid, Cell as GridCell, OUTPUT_VARIABLE, TAG_VARIABLE};
+use super::grid::{CampaignGrid, Cell as GridCell, OUTPUT_VARIABLE, TAG_VARIABLE};
 use super::stage::{Outcome, Staged, Trigger};
 use crate::output::table::{Align, Cell, Table};
 use crate::shell::{comment_text, quote};
@@ -53,7 +53,7 @@ pub fn write_table(grid: &CampaignGrid, out: &mut dyn io::Write) -> io::Result<(
         Table::new(HEADER.iter().map(|(h, _)| h.to_string()).collect()).aligned(|c| HEADER[c].1);
     for cell in grid.cells() {
         table.push(vec![
-            shown_stratum(&cell.stratum),
+            crate::stratum::display_name(&cell.stratum).to_string(),
             cell.index.to_string(),
             cell.tag.clone(),
             comment_text(&cell.output),
@@ -69,7 +69,7 @@ pub fn write_table(grid: &CampaignGrid, out: &mut dyn io::Write) -> io::Result<(
         writeln!(
             out,
             "stratum {}: {} cell{}, --array=0-{}, {units}",
-            shown_stratum(&s.stratum),
+            crate::stratum::display_name(&s.stratum),
             s.cells.len(),
             if s.cells.len() == 1 { "" } else { "s" },
             s.cells.len() - 1
@@ -134,7 +134,7 @@ pub fn write_staged(staged: &Staged, out: &mut dyn io::Write) -> io::Result<()> 
          same cell derivation as stage 2)",
         staged.smoke_path.display(),
         t.tasks.len(),
-        shown_stratum(&t.stratum),
+        crate::stratum::display_name(&t.stratum),
         t.smoke_units
     )?;
     writeln!(
@@ -203,7 +203,7 @@ pub fn write_check(
         "\nstage 1 passed: the pipeline works. Its numbers are a check of the machinery, not \
          results nor estimates of them (stratum {} ran at {} units: two cells at minimum scale, \
          not a sample of stage 2).",
-        shown_stratum(&trigger.stratum),
+        crate::stratum::display_name(&trigger.stratum),
         trigger.smoke_units
     )?;
     // The smoke wrote the real output paths of its two cells: a program that

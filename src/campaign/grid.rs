@@ -56,7 +56,7 @@ use toml::Spanned;
 
 use crate::error::{Error, Origin, Result};
 use crate::limits::{line_of, MAX_COUNT};
-use crate::stratum::Stratum;
+use crate::stratum::{display_name, Stratum, NO_STRATUM};
 
 /// The longest tag: with an extension it fits one file name and stays
 /// readable in a log line.
@@ -527,7 +527,7 @@ impl CampaignGrid {
                         value.span().start,
                         format!(
                             "[units_by_stratum] names stratum `{}` twice, as `{first}` and as `{key}`; keep one",
-                            shown_stratum(&canonical)
+                            display_name(&canonical)
                         ),
                     ));
                 }
@@ -552,7 +552,7 @@ impl CampaignGrid {
     fn strata_list(&self) -> String {
         self.strata
             .iter()
-            .map(|s| shown_stratum(&s.stratum))
+            .map(|s| display_name(&s.stratum))
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -564,7 +564,7 @@ impl CampaignGrid {
             format!(
                 "{} (stratum {}, index {})",
                 crate::shell::comment_text(&describe_values(&c.values)),
-                shown_stratum(&c.stratum),
+                display_name(&c.stratum),
                 c.index
             )
         };
@@ -610,7 +610,7 @@ impl CampaignGrid {
     /// without stratum axes).
     pub fn stratum(&self, text: &str) -> Result<&StratumCells> {
         let canonical = |t: &str| Stratum::parse(t).map(|s| s.canonical()).ok();
-        let wanted = if text.trim() == "(all)" {
+        let wanted = if text.trim() == NO_STRATUM {
             Some(String::new())
         } else {
             canonical(text)
@@ -639,7 +639,7 @@ impl CampaignGrid {
         let n = s.cells.len();
         let range = format!(
             "stratum {} of {} has {n} cell{} (indexes 0 to {})",
-            shown_stratum(&s.stratum),
+            display_name(&s.stratum),
             self.origin,
             if n == 1 { "" } else { "s" },
             n - 1
@@ -663,15 +663,6 @@ impl CampaignGrid {
     }
 }
 
-/// A stratum's text as messages show it: `(all)` for the empty one.
-pub(crate) fn shown_stratum(stratum: &str) -> String {
-    if stratum.is_empty() {
-        "(all)".to_string()
-    } else {
-        stratum.to_string()
-    }
-}
-
 /// `dataset=X seed=0`: a cell's values on one line (control characters escaped
 /// by the caller where the line goes to a log or a message).
 pub fn describe_values(values: &[(String, String)]) -> String {
@@ -689,7 +680,7 @@ pub fn describe_values(values: &[(String, String)]) -> String {
 pub fn cell_log_line(cell: &Cell) -> String {
     crate::shell::comment_text(&format!(
         "grid cell: stratum {} index {} -> tag {} output {} ({})",
-        shown_stratum(&cell.stratum),
+        display_name(&cell.stratum),
         cell.index,
         cell.tag,
         cell.output,

@@ -247,7 +247,7 @@ fn smoke_stratum<'g>(
         grid.strata
             .iter()
             .filter(|s| s.cells.len() >= 2)
-            .map(|s| super::grid::shown_stratum(&s.stratum))
+            .map(|s| crate::stratum::display_name(&s.stratum))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -299,7 +299,7 @@ fn smoke_stratum<'g>(
         return Err(Error::Refused(format!(
             "stratum {} has one cell: a smoke of one task cannot collide with anything; choose a \
              stratum with two cells or more: {}",
-            super::grid::shown_stratum(&chosen.stratum),
+            crate::stratum::display_name(&chosen.stratum),
             two()
         )));
     }
@@ -551,7 +551,7 @@ fn within_grid(
         let n = s.cells.len();
         format!(
             "{} ({n} cell{}, --array=0-{})",
-            super::grid::shown_stratum(&s.stratum),
+            crate::stratum::display_name(&s.stratum),
             if n == 1 { "" } else { "s" },
             n.saturating_sub(1)
         )
@@ -738,7 +738,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
             log_line: cell_log_line(c),
         })
         .collect();
-    let shown = super::grid::shown_stratum(&stratum.stratum);
+    let shown = crate::stratum::display_name(&stratum.stratum);
     // A file already at a smoke output's path would pass the checks for the
     // smoke's own: refuse before anything is written.
     if let Some((task, path)) = tasks
@@ -855,7 +855,7 @@ fn smoke_time_warning(
             "stage 2 gives stratum {} {} per unit (its --time over its units); at that rate the \
              smoke's {} take up to {}, more than --smoke-time {} ({}): raise --smoke-time or lower \
              --smoke-units, or the smoke may end TIMEOUT",
-            super::grid::shown_stratum(stratum),
+            crate::stratum::display_name(stratum),
             crate::output::human_duration(per_unit_s),
             crate::output::count(plan.smoke_units, "unit", "units"),
             crate::output::human_duration(smoke_need_s),

@@ -680,7 +680,7 @@ fn fit_stratum(
     grid: &lsq::GridPowers,
     sources: &[Origin],
 ) -> Result<StratumFit> {
-    let display = if name.is_empty() { "(all)" } else { name };
+    let display = crate::stratum::display_name(name);
     // 1. Transient slow units evened out before any fitting; the report and
     // the plot keep the units as measured.
     let evened = transients::even_out(measured);

@@ -44,7 +44,7 @@ impl fmt::Display for Defect {
 /// bad file reaches the terminal.
 pub fn show(label: &str) -> String {
     if label.is_empty() {
-        "(all)".into()
+        crate::stratum::NO_STRATUM.into()
     } else {
         format!("`{}`", label.escape_debug())
     }

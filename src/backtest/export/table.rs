@@ -4,9 +4,10 @@
 use std::io;
 
 use super::{ratio, share, Exporter};
-use crate::backtest::{display_stratum, Backtest};
+use crate::backtest::Backtest;
 use crate::output::percent_as_given;
 use crate::output::table::{Align, Table};
+use crate::stratum::display_name;
 
 pub struct TableExporter;
 
@@ -29,7 +30,7 @@ impl Exporter for TableExporter {
         for s in &report.strata {
             let n = s.trials.len();
             let mut row = vec![
-                display_stratum(&s.stratum).to_string(),
+                display_name(&s.stratum).to_string(),
                 n.to_string(),
                 if s.unsupported == n {
                     "unsupported".to_string()
@@ -101,7 +102,7 @@ impl Exporter for TableExporter {
             )?;
         }
         for s in &report.skipped {
-            writeln!(out, "skipped {}: {}", display_stratum(&s.stratum), s.reason)?;
+            writeln!(out, "skipped {}: {}", display_name(&s.stratum), s.reason)?;
         }
         Ok(())
     }

@@ -44,6 +44,7 @@ use crate::output::human_duration;
 use crate::output::percent_as_given;
 use crate::shell::{comment_text, directive_word, quote};
 use crate::slurm::time::{format_minutes, format_sbatch_time};
+use crate::stratum::display_name;
 
 pub struct SbatchExporter;
 
@@ -129,7 +130,7 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
         },
         Status::Unsupported => "no --time (unsupported): the probe cannot support one (see the note below); probe as it says, or pass --allow-guess".to_string(),
     };
-    let mut lines = vec![format!("stratum {}: {choice}", s.stratum)];
+    let mut lines = vec![format!("stratum {}: {choice}", display_name(&s.stratum))];
 
     let margin = if submittable(s) {
         format!(

@@ -14,6 +14,7 @@ use crate::output::percent_as_given;
 use crate::output::table::{Align, Cell, Table};
 use crate::output::{FAILURE, WARNING};
 use crate::slurm::time::format_minutes;
+use crate::stratum::display_name;
 
 pub struct TableExporter;
 
@@ -65,7 +66,7 @@ impl Exporter for TableExporter {
         });
         for s in &budget.strata {
             table.push(vec![
-                Cell::from(s.stratum.clone()),
+                Cell::from(display_name(&s.stratum).to_string()),
                 Cell::from(s.units.to_string()),
                 Cell::from(s.tasks.to_string()),
                 Cell::from(human_duration(s.projection.predicted_s)),
@@ -85,7 +86,7 @@ impl Exporter for TableExporter {
         write!(out, "{table}")?;
         for s in &budget.strata {
             for note in &s.notes {
-                writeln!(out, "  {}: {note}", s.stratum)?;
+                writeln!(out, "  {}: {note}", display_name(&s.stratum))?;
             }
         }
         let summary = summarize(budget);
@@ -108,8 +109,9 @@ impl Exporter for TableExporter {
         if let Some((stratum, time_s)) = &summary.longest {
             writeln!(
                 out,
-                "longest task: {} ({stratum})",
-                format_minutes(time_s / 60)
+                "longest task: {} ({})",
+                format_minutes(time_s / 60),
+                display_name(stratum)
             )?;
         }
         writeln!(

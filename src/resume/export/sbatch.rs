@@ -78,7 +78,7 @@ impl Exporter for SbatchExporter {
                 &mut out,
                 &format!(
                     "stratum {}: {time} in {} ({}): predicted {}, projected at the runs' own pace {}, upper bound {} at {}",
-                    s.stratum,
+                    crate::stratum::display_name(&s.stratum),
                     s.decision.partition.as_deref().unwrap_or("-"),
                     s.decision.status.as_str(),
                     human_duration(s.predicted_s),

@@ -12,6 +12,7 @@ use crate::output::table::{Align, Cell, Table};
 use crate::output::{FAILURE, WARNING};
 use crate::resume::ResumePlan;
 use crate::slurm::time::format_minutes;
+use crate::stratum::display_name;
 
 pub struct TableExporter;
 
@@ -86,7 +87,7 @@ impl Exporter for TableExporter {
                     _ => format_minutes(s.decision.minutes),
                 };
                 table.push(vec![
-                    Cell::from(s.stratum.clone()),
+                    Cell::from(display_name(&s.stratum).to_string()),
                     Cell::from(tasks.join(",")),
                     Cell::from(format!("{}/{}", reached.join(","), plan.units)),
                     Cell::from(left),
@@ -107,7 +108,7 @@ impl Exporter for TableExporter {
             }
             for s in &plan.strata {
                 for note in &s.notes {
-                    writeln!(out, "  {}: {note}", s.stratum)?;
+                    writeln!(out, "  {}: {note}", display_name(&s.stratum))?;
                 }
             }
         }
