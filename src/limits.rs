@@ -350,9 +350,11 @@ pub(crate) fn read_table_file_bounded(
     Ok(InputBytes::Mapped(map))
 }
 
-/// Reads standard input under `bounds` (see [`read_bounded`]), once: a
-/// second `-` among a command's inputs would read nothing and be taken for an
-/// empty input, so it is refused.
+/// Reads standard input under `bounds` (see [`read_bounded`]), once: the
+/// process has one standard input, and once read to its end it gives
+/// nothing more, so a second `-` among a command's inputs (two timings
+/// paths, or timings and `--partitions -`) would be taken for an empty input.
+/// It is refused instead.
 pub(crate) fn read_stdin_bounded(bounds: &Bounds) -> Result<Vec<u8>> {
     static READ: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if READ.swap(true, std::sync::atomic::Ordering::SeqCst) {
@@ -360,7 +362,7 @@ pub(crate) fn read_stdin_bounded(bounds: &Bounds) -> Result<Vec<u8>> {
             Origin::Stdin,
             None,
             format!(
-                "standard input (`-`) is named twice, and it can be read once; expected {} as a file (or @FILE)",
+                "standard input (`-`) is named twice, and it can be read once; expected {} in a file instead",
                 bounds.expected
             ),
         ));
@@ -434,14 +436,20 @@ pub(crate) fn line_of(bytes: &[u8], at: usize) -> u64 {
         + 1
 }
 
-/// The line (1-based) on which a record the csv crate read from `bytes`
-/// starts, from its `position`; `comment` the reader's comment byte, if it
-/// has one. The crate places a record at the first byte after the last one
-/// it consumed, with the line breaks counted up to there: after a CRLF line
-/// break that is the `\n` it has not counted yet, and before blank lines or
-/// comment lines it skips, the first of them. The lines between that place
-/// and the record's first byte are counted here.
-pub(crate) fn csv_record_line(bytes: &[u8], position: &csv::Position, comment: Option<u8>) -> u64 {
+/// Where a record the csv crate read from `bytes` starts: its first byte and
+/// its line (1-based), from its `position`; `comment` the reader's comment
+/// byte, if it has one. The crate places a record at the first byte after the
+/// last one it consumed, with the line breaks counted up to there: after a
+/// CRLF line break that is the `\n` it has not counted yet, and before blank
+/// lines or comment lines it skips, the first of them. The lines between
+/// that place and the record's first byte are skipped and counted here.
+/// Line ends of a `\r` alone (old Mac tools) are not counted, as the crate
+/// does not count them.
+pub(crate) fn csv_record_start(
+    bytes: &[u8],
+    position: &csv::Position,
+    comment: Option<u8>,
+) -> (usize, u64) {
     let mut at = usize::try_from(position.byte()).unwrap_or(usize::MAX);
     let mut line = position.line();
     while let Some(&byte) = bytes.get(at) {
@@ -460,15 +468,22 @@ pub(crate) fn csv_record_line(bytes: &[u8], position: &csv::Position, comment: O
         }
         at += 1;
     }
-    line
+    (at, line)
+}
+
+/// The line of [`csv_record_start`].
+pub(crate) fn csv_record_line(bytes: &[u8], position: &csv::Position, comment: Option<u8>) -> u64 {
+    csv_record_start(bytes, position, comment).1
 }
 
 /// Each column's index by its name (trimmed; unnamed columns left out), from
-/// a CSV header on line 1 of `origin`. A second column of a name would be
-/// ignored without a word by a lookup that takes the first, so it is refused.
+/// a CSV header on line `line` of `origin`. A second column of a name would
+/// be ignored without a word by a lookup that takes the first, so it is
+/// refused.
 pub(crate) fn columns_by_name<'h>(
     header: &'h csv::StringRecord,
     origin: &Origin,
+    line: u64,
 ) -> Result<std::collections::HashMap<&'h str, usize>> {
     let mut first_of = std::collections::HashMap::new();
     for (i, name) in header.iter().map(str::trim).enumerate() {
@@ -478,7 +493,7 @@ pub(crate) fn columns_by_name<'h>(
         if let Some(&first) = first_of.get(name) {
             return Err(Error::input(
                 origin.clone(),
-                Some(1),
+                Some(line),
                 format!(
                     "columns {} and {} are both named `{name}`; expected each column name once (rename one of them)",
                     first + 1,

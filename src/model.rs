@@ -40,7 +40,7 @@
 //! stratum and the field named. `calib fit` checks what it writes with the same
 //! rules, so what it writes always loads.
 
-mod check;
+pub(crate) mod check;
 mod json;
 
 use std::io::Write;
@@ -343,9 +343,9 @@ impl Unsupported {
                 percent(*excess, 0),
                 percent(*rise_per_unit, 1)
             ),
-            // Only `calib budget --refuse-bend` decides this, and its notes
-            // always carry the bend's own note, with the probe that settles
-            // it; the refusal does not say it twice.
+            // Only --refuse-bend decides this (calib budget, whose notes always
+            // carry the bend's own note with the probe that settles it, so the
+            // refusal does not say it twice; calib backtest shows no text).
             Unsupported::BendBeyondBound { convex_s, upper_s } => format!(
                 "unsupported (--refuse-bend): the cost may bend upward beyond the probe (its note below names the probe that settles it), and then the run would take {}, {} the bound ({}); --refuse-bend gives no time there",
                 human_duration(*convex_s),

@@ -842,7 +842,10 @@ fn a_job_list_sacct_rejects_is_shown_quoted() {
         "#!/bin/sh\necho 'sacct: error: Invalid job id' >&2\nexit 1\n",
     );
     std::fs::set_permissions(&sacct, std::fs::Permissions::from_mode(0o755)).unwrap();
-    for (jobs, shown) in [("4242_[1-3]", "-j '4242_[1-3]'`"), ("4242", "-j 4242`")] {
+    for (jobs, shown) in [
+        ("4242", "-j 4242`"),
+        (" 4242_3, 4243.batch,", "-j 4242_3,4243.batch`"),
+    ] {
         let out = bin()
             .args(["audit", "-j", jobs])
             .env("PATH", dir.path())
@@ -1189,9 +1192,10 @@ fn a_job_name_cut_by_sacct_s_fixed_width_is_refused_as_a_stratum() {
     assert_eq!(groups, ["dataset=X", "dataset=Y"]);
 }
 
-/// `-j` with nothing (an unset shell variable) or a word that is no job id
-/// would have sacct answer about other jobs, or none: refused before sacct
-/// runs, by audit, resume and stage check alike.
+/// `-j` with nothing (an unset shell variable), a word that is no job id or
+/// an array range (which sacct -j does not take) would have sacct answer
+/// about other jobs, or fail: refused before sacct runs, by audit, resume
+/// and stage check alike.
 #[test]
 fn a_job_list_that_names_no_job_is_refused_before_sacct_runs() {
     for (args, value) in [
@@ -1199,6 +1203,8 @@ fn a_job_list_that_names_no_job_is_refused_before_sacct_runs() {
         (vec!["audit", "-j"], "4242,x"),
         (vec!["audit", "-j"], "42 43; touch x"),
         (vec!["audit", "-j"], "4242,it's"),
+        (vec!["audit", "-j"], "4242_[1-3]"),
+        (vec!["audit", "-j"], ","),
         (
             vec![
                 "resume",
@@ -1220,4 +1226,15 @@ fn a_job_list_that_names_no_job_is_refused_before_sacct_runs() {
         assert_eq!(out.status.code(), Some(2), "{args:?} {value:?}: {err}");
         assert!(err.contains("Slurm job ids"), "{args:?} {value:?}: {err}");
     }
+    // The smoke is one array: stage check takes one job id.
+    let out = bin()
+        .args(["stage", "check", "trigger.toml", "-j", "4242,4243"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("one Slurm job id"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -226,6 +226,21 @@ fn a_quote_left_open_in_an_unused_column_is_refused_where_it_opens() {
         2,
         "a quote opens a field here and never closes",
     );
+    // After CRLF line ends, and after a blank line: the csv crate places a
+    // record at the line break before it, where no quote is seen.
+    expect_input_error(
+        &format!(
+            "{}r1,a=1,1,1,\"x\r\nr1,a=1,2,2,y\r\n",
+            header.replace('\n', "\r\n")
+        ),
+        2,
+        "a quote opens a field here and never closes",
+    );
+    expect_input_error(
+        &format!("{header}r1,a=1,1,1,\n\nr1,a=1,2,2,\"x\nr1,a=1,3,3,y\n"),
+        4,
+        "a quote opens a field here and never closes",
+    );
     // Without the last line break: not a torn last line, which would skip
     // the rows the quote took.
     expect_input_error(

@@ -610,6 +610,9 @@ fn a_sizes_csv_with_a_column_named_twice_or_a_row_of_other_width_is_refused() {
     // The second `units` would otherwise be ignored without a word.
     let out = budget("twice.csv", "stratum,units,tasks,units\nd=a,10,3,400\n");
     refused(&out, "twice.csv, line 1", &["columns 2 and 4", "`units`"]);
+    // The header's own line, after a comment.
+    let out = budget("late.csv", "# sizes\nstratum,units,units\nd=a,10,3\n");
+    refused(&out, "late.csv, line 2", &["columns 2 and 3"]);
     let out = budget("wide.csv", "stratum,units\nd=a,10\nd=a,10,3\n");
     refused(&out, "wide.csv, line 3", &["3 field(s)", "header has 2"]);
 }

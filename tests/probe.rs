@@ -550,6 +550,7 @@ fn job_values_the_rows_cannot_hold_are_refused_before_anything_runs() {
         let marker = dir.path().join("ran");
         let out = run(probe(&dir.path().join("out"))
             .env("SLURM_ARRAY_JOB_ID", "13")
+            .env_remove("SLURM_ARRAY_TASK_ID")
             .env(variable, value)
             .args(["-s", "d=a", "--", "touch"])
             .arg(&marker));

@@ -922,3 +922,41 @@ fn timings_that_hold_no_run_are_bad_input_not_a_campaign_without_kills() {
         assert!(stdout(&out).is_empty(), "{}", stdout(&out));
     }
 }
+
+/// A campaign without strata resumes as one, shown as `(all)` in the table
+/// and its notes, as calib budget shows it; the emitted line exports the
+/// empty stratum itself.
+#[test]
+fn a_campaign_without_strata_is_shown_as_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut probes = String::from("run,stratum,unit,elapsed_s\n");
+    for (run, per) in [("p1", 10.0), ("p2", 10.5), ("p3", 9.8)] {
+        for unit in 1..=10 {
+            probes.push_str(&format!("{run},,{unit},{:.1}\n", per * unit as f64));
+        }
+    }
+    let mut killed = String::from("run,stratum,unit,elapsed_s,job_id\n");
+    for unit in 1..=12 {
+        killed.push_str(&format!("k1,,{unit},{:.1},77_1\n", 10.2 * unit as f64));
+    }
+    std::fs::write(dir.path().join("probes.csv"), probes).unwrap();
+    std::fs::write(dir.path().join("killed.csv"), killed).unwrap();
+    let out = calib()
+        .current_dir(dir.path())
+        .args([
+            "resume",
+            "probes.csv",
+            "--timings",
+            "killed.csv",
+            "-n",
+            "20",
+        ])
+        .args(["-p", "p 1:00:00"])
+        .output()
+        .unwrap();
+    let table = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{table}{}", stderr(&out));
+    assert!(table.lines().any(|l| l.starts_with("(all) ")), "{table}");
+    assert!(table.contains("\n  (all): "), "{table}");
+    assert!(table.contains("CALIB_STRATUM=,"), "{table}");
+}

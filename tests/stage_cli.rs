@@ -831,6 +831,7 @@ fn a_stage_two_time_or_unit_count_that_is_none_is_refused_at_its_line() {
     for (time, units, named) in [
         ("--time=xx", "20", "`xx`"),
         ("-t 1:2:3:4", "20", "`1:2:3:4`"),
+        ("-t1:2:3:4", "20", "`1:2:3:4`"),
         ("--time=1:00:00", "0", "CALIB_UNITS"),
         ("--time=1:00:00", "18446744073709551616", "CALIB_UNITS"),
     ] {

@@ -98,22 +98,25 @@ impl Grid {
             .flexible(false)
             .comment(Some(COMMENT))
             .from_reader(text.as_bytes());
+        // The header's own line: comments and blank lines may come first.
+        let header_line =
+            crate::limits::csv_record_line(text.as_bytes(), &csv::Position::new(), Some(COMMENT));
         let header = reader
             .headers()
             .map_err(|e| {
                 Error::input(
                     origin.clone(),
-                    Some(1),
+                    Some(header_line),
                     format!("cannot read the header: {e}"),
                 )
             })?
             .clone();
-        let columns = crate::limits::columns_by_name(&header, &origin)?;
+        let columns = crate::limits::columns_by_name(&header, &origin, header_line)?;
         let column = |name: &str| columns.get(name).copied();
         let stratum_col = column("stratum").ok_or_else(|| {
             Error::input(
                 origin.clone(),
-                Some(1),
+                Some(header_line),
                 "expected a header with a `stratum` column and `units` and/or `tasks`",
             )
         })?;
@@ -122,7 +125,7 @@ impl Grid {
         if units_col.is_none() && tasks_col.is_none() {
             return Err(Error::input(
                 origin.clone(),
-                Some(1),
+                Some(header_line),
                 "expected a `units` or `tasks` column beside `stratum`",
             ));
         }
@@ -131,11 +134,11 @@ impl Grid {
             whole_campaign: false,
             origin: Some(origin.clone()),
         };
-        let line_of =
+        let record_line =
             |p: &csv::Position| crate::limits::csv_record_line(text.as_bytes(), p, Some(COMMENT));
         for record in reader.records() {
             let record = record.map_err(|e| {
-                let line = e.position().map(line_of);
+                let line = e.position().map(record_line);
                 let message = match e.kind() {
                     csv::ErrorKind::UnequalLengths {
                         expected_len, len, ..
@@ -146,7 +149,7 @@ impl Grid {
                 };
                 Error::input(origin.clone(), line, message)
             })?;
-            let line = record.position().map(line_of);
+            let line = record.position().map(record_line);
             let bad = |m: String| Error::input(origin.clone(), line, m);
             let stratum = Stratum::parse(record.get(stratum_col).unwrap_or(""))
                 .map_err(|e| bad(format!("`stratum`: {e}")))?

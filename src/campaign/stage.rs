@@ -453,9 +453,10 @@ fn same_submission(
                 .flat_map(|list| list.split(','))
                 .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
         };
-        check_stage2_values(words, variable("CALIB_UNITS"))
-            .map_err(|why| Error::input(origin.clone(), at, why))?;
-        arrays.push(Stage2Array::of(words, variable));
+        arrays.push(
+            Stage2Array::of(words, variable)
+                .map_err(|why| Error::input(origin.clone(), at, why))?,
+        );
         let exported = variable(GRID_VARIABLE);
         let Some(exported) = exported else {
             if words.len() == 2 {
@@ -650,38 +651,6 @@ fn array_last_index(spec: &str) -> Option<u64> {
     last
 }
 
-/// Refuses a stage-2 line whose `--time` is no Slurm time or whose
-/// `CALIB_UNITS` is no count of units: sbatch would refuse the first only
-/// when the smoke has passed and the line is run, and the second would run
-/// the campaign at a length nobody meant. The smoke's time is derived from
-/// both.
-fn check_stage2_values(words: &[String], units: Option<&str>) -> std::result::Result<(), String> {
-    for (k, word) in words.iter().enumerate() {
-        let time = match word.strip_prefix("--time=") {
-            Some(value) => Some(value),
-            None if word == "--time" || word == "-t" => words.get(k + 1).map(String::as_str),
-            None => None,
-        };
-        if let Some(time) = time {
-            crate::slurm::time::parse_time(time)
-                .map_err(|e| format!("its --time `{}` is no Slurm time: {e}", excerpt(time)))?;
-        }
-    }
-    if let Some(units) = units {
-        match units.parse::<u64>() {
-            Ok(n) if (1..=crate::limits::MAX_COUNT).contains(&n) => {}
-            _ => {
-                return Err(format!(
-                    "its CALIB_UNITS is `{}`; expected a whole number of units from 1 to {}",
-                    excerpt(units),
-                    crate::limits::MAX_COUNT
-                ))
-            }
-        }
-    }
-    Ok(())
-}
-
 /// One stage-2 array: the stratum it exports and its `--time` per unit, when
 /// the line says them (budget's lines do; a hand-edited one may not).
 struct Stage2Array {
@@ -690,19 +659,51 @@ struct Stage2Array {
 }
 
 impl Stage2Array {
-    fn of<'w>(words: &'w [String], variable: impl Fn(&str) -> Option<&'w str>) -> Stage2Array {
-        let time_s = words
-            .iter()
-            .find_map(|w| w.strip_prefix("--time="))
-            .and_then(|t| crate::slurm::time::parse_time(t).ok()?.seconds());
-        let units = variable("CALIB_UNITS").and_then(|u| u.parse::<u64>().ok());
-        Stage2Array {
+    /// Reads one sbatch line's array; `variable` the values of its
+    /// `--export`. Refused, with why: a `--time` that is no Slurm time, or a
+    /// `CALIB_UNITS` that is no count of units. sbatch would refuse the first
+    /// only once the smoke has passed and the line is run, and the second
+    /// would run the campaign at a length nobody meant; the smoke's time is
+    /// derived from both.
+    fn of<'w>(
+        words: &'w [String],
+        variable: impl Fn(&str) -> Option<&'w str>,
+    ) -> std::result::Result<Stage2Array, String> {
+        let mut time_s = None;
+        for (k, word) in words.iter().enumerate() {
+            // The forms sbatch reads: --time=T, --time T, -t T and -tT.
+            let given = match word.strip_prefix("--time=") {
+                Some(value) => Some(value),
+                None if word == "--time" || word == "-t" => words.get(k + 1).map(String::as_str),
+                None => word.strip_prefix("-t").filter(|v| !v.is_empty()),
+            };
+            if let Some(time) = given {
+                let parsed = crate::slurm::time::parse_time(time)
+                    .map_err(|e| format!("its --time `{}` is no Slurm time: {e}", excerpt(time)))?;
+                // The last one given, as sbatch takes it.
+                time_s = parsed.seconds();
+            }
+        }
+        let units = match variable("CALIB_UNITS") {
+            None => None,
+            Some(text) => match text.parse::<u64>() {
+                Ok(n) if (1..=crate::limits::MAX_COUNT).contains(&n) => Some(n),
+                _ => {
+                    return Err(format!(
+                        "its CALIB_UNITS is `{}`; expected a whole number of units from 1 to {}",
+                        excerpt(text),
+                        crate::limits::MAX_COUNT
+                    ))
+                }
+            },
+        };
+        Ok(Stage2Array {
             stratum: variable("CALIB_STRATUM").map(str::to_string),
             seconds_per_unit: match (time_s, units) {
-                (Some(t), Some(n)) if n > 0 => Some(t as f64 / n as f64),
+                (Some(t), Some(n)) => Some(t as f64 / n as f64),
                 _ => None,
             },
-        }
+        })
     }
 }
 

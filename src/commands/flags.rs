@@ -64,20 +64,41 @@ pub fn confidence(text: &str) -> Result<f64, String> {
     }
 }
 
-/// `-j IDS`: a comma list of Slurm job ids, as `sacct -j` takes them
-/// (`4242`, `4242_3`, `4242_[1-5]`, `4242.batch`). An empty value (an unset
-/// shell variable) or a word that is no job id would make sacct answer about
-/// other jobs, or none, and be read as their states.
+/// `-j IDS`: a comma list of Slurm job ids as `sacct -j` takes them (`4242`,
+/// `4242_3`, `4242+0`, `4242.batch`), given back as sacct reads them: each id
+/// trimmed, empty items (a trailing comma) dropped. A value that names no
+/// job (an unset shell variable) or holds a word sacct refuses (`x`, an
+/// array range `4242_[1-5]`, which sacct does not take in -j) would have
+/// sacct answer about other jobs, or fail; it is refused here, before sacct
+/// runs.
 pub fn job_ids(text: &str) -> Result<String, String> {
-    if text.trim().is_empty() {
-        return Err("expected one or more Slurm job ids (4242, 4242_3), comma-separated; found nothing (an unset variable?)".into());
+    let expected = "expected Slurm job ids (4242, 4242_3), comma-separated";
+    let mut ids = Vec::new();
+    for id in text.split(',').map(str::trim).filter(|id| !id.is_empty()) {
+        let job =
+            crate::slurm::sacct::JobId::parse(id).map_err(|why| format!("{why}; {expected}"))?;
+        if matches!(job.kind, crate::slurm::sacct::JobKind::ArrayPending(_)) {
+            return Err(format!(
+                "`{id}` is a range of array tasks, which sacct -j does not take; {expected} (the array's job id, 4242, gives all its tasks)"
+            ));
+        }
+        ids.push(id);
     }
-    for id in text.split(',') {
-        crate::slurm::sacct::JobId::parse(id).map_err(|why| {
-            format!("{why}; expected Slurm job ids (4242, 4242_3), comma-separated")
-        })?;
+    if ids.is_empty() {
+        return Err(format!("{expected}; found none (an unset variable?)"));
     }
-    Ok(text.to_string())
+    Ok(ids.join(","))
+}
+
+/// `-j ID`: one Slurm job id, as [`job_ids`] reads it.
+pub fn job_id(text: &str) -> Result<String, String> {
+    let ids = job_ids(text)?;
+    if ids.contains(',') {
+        return Err(format!(
+            "expected one Slurm job id (4242), the smoke array's; found `{ids}`"
+        ));
+    }
+    Ok(ids)
 }
 
 /// A regular expression (`--by-name`, `--partition-regex`).

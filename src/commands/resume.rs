@@ -86,14 +86,17 @@ pub struct ResumeArgs {
 
     /// The campaign tasks' probe timings (files or folders of calib probe CSVs):
     /// how far each killed task got. Tasks are matched to sacct rows by the
-    /// job_id column.
+    /// job_id column, which calib probe fills in a Slurm job; a run without
+    /// one did not run as a job and is left out (timings where no run has
+    /// one, such as the probe's own, are refused).
     #[arg(long, value_name = "PATH", required = true)]
     pub timings: Vec<PathBuf>,
 
     /// `sacct -P` output with its header line (the text itself, @FILE, or - for
     /// standard input): the tasks in state TIMEOUT are resubmitted. Without it
-    /// (and without -j), every run of --timings that stopped short of --units on
-    /// a signal, or with no end row, is taken as killed by its walltime.
+    /// (and without -j), every run of --timings with a job_id that stopped short
+    /// of --units on a signal, or with no end row, is taken as killed by its
+    /// walltime.
     #[arg(long, value_name = "SACCT", conflicts_with = "jobs")]
     pub sacct: Option<String>,
 

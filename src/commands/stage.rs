@@ -144,7 +144,7 @@ pub struct CheckArgs {
     pub trigger: PathBuf,
 
     /// The smoke array's job id: calib runs `sacct -P -X -j ID` itself.
-    #[arg(long, short = 'j', value_name = "ID", conflicts_with = "sacct", value_parser = flags::job_ids)]
+    #[arg(long, short = 'j', value_name = "ID", conflicts_with = "sacct", value_parser = flags::job_id)]
     pub job: Option<String>,
 
     /// `sacct -P -X` output with its header line (the columns of `calib

@@ -719,8 +719,9 @@ pub fn plan(
     for (stratum, tasks) in &by_stratum {
         if !model.strata.iter().any(|s| &s.stratum == stratum) {
             return Err(Error::Refused(format!(
-                "{} was killed in stratum `{stratum}`, which the model has no measurement of; give the model (or probe timings) of that stratum. Measured strata: {}",
+                "{} was killed in stratum {}, which the model has no measurement of; give the model (or probe timings) of that stratum. Measured strata: {}",
                 task_name(&tasks[0].timings),
+                crate::model::check::show(stratum),
                 model.strata.iter().map(|s| s.display_name()).collect::<Vec<_>>().join(", ")
             )));
         }

@@ -74,9 +74,9 @@ use super::HEADER;
 use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
-    columns_by_name, csv_record_line, excerpt, line_of, nul_byte, nul_in_line_ending,
-    read_stdin_bounded, read_table_file_bounded, Bounds, InputBytes, MAX_COUNT, MAX_SECONDS,
-    MAX_SECONDS_TEXT, TABLE,
+    columns_by_name, csv_record_line, csv_record_start, excerpt, line_of, nul_byte,
+    nul_in_line_ending, read_stdin_bounded, read_table_file_bounded, Bounds, InputBytes, MAX_COUNT,
+    MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -610,7 +610,7 @@ fn locate_columns(
     origin: &Origin,
     options: &IngestOptions,
 ) -> Result<Columns> {
-    let first_of = columns_by_name(header, origin)?;
+    let first_of = columns_by_name(header, origin, 1)?;
     let find = |name: &str| first_of.get(name).copied();
     let need = |name: &str, why: &str| {
         find(name).ok_or_else(|| {
@@ -1293,7 +1293,12 @@ impl Table<'_> {
         if !text.contains(&b'\n') && !text.contains(&b'\r') {
             return Ok(());
         }
-        let Some(start) = record.position().map(|p| from + p.byte() as usize) else {
+        // From the record's first byte, not the line breaks before it where
+        // the csv crate places it (after a CRLF, or a blank line).
+        let Some(start) = record
+            .position()
+            .map(|p| from + csv_record_start(&bytes[from.min(bytes.len())..], p, None).0)
+        else {
             return Ok(());
         };
         let Some(broken) = broken_quote(&bytes[start.min(bytes.len())..]) else {
