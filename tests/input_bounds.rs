@@ -891,6 +891,13 @@ fn standard_input_named_twice_is_refused() {
     assert_eq!(once.status.code(), Some(0), "{}", stderr(&once));
     let twice = common::output_with_stdin(common::calib().args(["fit", "-", "-"]), &table);
     refused(&twice, "<stdin>", &["named twice"]);
+    // Given to two arguments, refused before either is read, naming both:
+    // not a message about the timings read as a partition list.
+    let both = common::output_with_stdin(
+        common::calib().args(["budget", "-", "-n", "10", "-p", "-"]),
+        &table,
+    );
+    refused(&both, "<stdin>", &["TIMINGS, --partitions"]);
 }
 
 /// An end row records the units a run completed and the time it stopped: a

@@ -7,7 +7,9 @@ use regex::Regex;
 
 use crate::audit::{self, check_columns, whole_run_rows, AuditOptions, SacctQuery};
 use crate::commands::flags;
-use crate::commands::input::{read_text_argument, read_timings_warned};
+use crate::commands::input::{
+    dashes, read_text_argument, read_timings_warned, refuse_stdin_named_twice,
+};
 use crate::error::{Error, Result};
 use crate::output::{self, Format};
 use crate::shell::text_argument;
@@ -126,6 +128,10 @@ pub struct AuditArgs {
 }
 
 pub fn run(args: &AuditArgs) -> Result<i32> {
+    refuse_stdin_named_twice(&[
+        ("SACCT", usize::from(args.sacct.as_deref() == Some("-"))),
+        ("--timings", dashes(&args.timings)),
+    ])?;
     let (text, origin) = match args.sacct.as_deref() {
         Some(value) => read_text_argument(value, "SACCT", &crate::limits::TABLE)?,
         None => SacctQuery {

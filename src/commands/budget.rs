@@ -11,7 +11,9 @@ use crate::budget::export::{job_scripts, ExportContext, Format, GridDerivation};
 use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
-use crate::commands::input::{load_model_file, read_timings_warned};
+use crate::commands::input::{
+    dashes, load_model_file, read_timings_warned, refuse_stdin_named_twice,
+};
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::{BendPolicy, ModelFile};
@@ -267,6 +269,13 @@ fn grid_derivation(args: &BudgetArgs) -> Result<Option<GridDerivation>> {
 }
 
 pub fn run(args: &BudgetArgs) -> Result<i32> {
+    refuse_stdin_named_twice(&[
+        ("TIMINGS", dashes(&args.timings)),
+        (
+            "--partitions",
+            usize::from(args.partition.partitions == "-"),
+        ),
+    ])?;
     if let Some(path) = &args.plot {
         // Before any work or any write: a bad --plot must not leave job scripts behind.
         crate::plot::check_target(path, "--plot")?;

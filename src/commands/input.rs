@@ -17,6 +17,37 @@ use crate::model::ModelFile;
 use crate::output;
 use crate::timings::{read_timings, IngestOptions, Timings};
 
+/// Refuses standard input given to more than one of a command's arguments
+/// (each named, with how many times it names `-`), before anything is read:
+/// the process has one standard input, and the first reader would take it
+/// all, so the message would otherwise be about what that reader found
+/// there. (A second read is refused anyway, by
+/// [`crate::limits`]'s reader of standard input.)
+pub(crate) fn refuse_stdin_named_twice(arguments: &[(&str, usize)]) -> Result<()> {
+    let named: Vec<&str> = arguments
+        .iter()
+        .filter(|(_, dashes)| *dashes > 0)
+        .map(|(name, _)| *name)
+        .collect();
+    let total: usize = arguments.iter().map(|(_, dashes)| dashes).sum();
+    if total < 2 {
+        return Ok(());
+    }
+    Err(Error::input(
+        Origin::Stdin,
+        None,
+        format!(
+            "standard input (`-`) is given {total} times ({}), and it can be read once; expected all but one of them in a file",
+            named.join(", ")
+        ),
+    ))
+}
+
+/// How many of `paths` are `-` (standard input).
+pub(crate) fn dashes(paths: &[PathBuf]) -> usize {
+    paths.iter().filter(|p| p.as_os_str() == "-").count()
+}
+
 /// The timings of `paths` (files or folders), with what reading them warned
 /// of (a file skipped, an empty one) written to stderr.
 pub(crate) fn read_timings_warned(paths: &[PathBuf]) -> Result<Timings> {

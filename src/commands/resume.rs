@@ -10,7 +10,9 @@ use crate::budget::export::GridDerivation;
 use crate::budget::grid::{is_campaign_grid, Grid, MAX_COUNT};
 use crate::commands::budget::NamePartition;
 use crate::commands::flags;
-use crate::commands::input::{load_model_file, read_text_argument, read_timings_warned};
+use crate::commands::input::{
+    dashes, load_model_file, read_text_argument, read_timings_warned, refuse_stdin_named_twice,
+};
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
 use crate::output;
@@ -157,6 +159,15 @@ pub struct ResumeArgs {
 }
 
 pub fn run(args: &ResumeArgs) -> Result<i32> {
+    refuse_stdin_named_twice(&[
+        ("PROBES", dashes(&args.probes)),
+        ("--timings", dashes(&args.timings)),
+        ("--sacct", usize::from(args.sacct.as_deref() == Some("-"))),
+        (
+            "--partitions",
+            usize::from(args.partition.partitions == "-"),
+        ),
+    ])?;
     let (partitions, selector) = args.partition.load()?;
     let selection = partitions.select(selector.as_ref())?;
     if args.no_checkpoint && args.probes.is_empty() {
