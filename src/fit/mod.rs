@@ -483,19 +483,15 @@ fn stateable(fit: &lsq::FormFit, horizon: u64) -> bool {
 }
 
 /// Whether the holdout saw the per-unit cost take off: even the best form
-/// fitted on the early units under-predicted the later ones, by a change of
-/// regime ([`regime_changed`]: more than 10% and more than twice its standard
-/// error). Then the onset form, a base with a part that multiplies per unit,
+/// fitted on the early units under-predicted the later ones
+/// ([`under_predicted`]), by a change of regime ([`regime_changed`]: more
+/// than 10% and more than twice its standard error). Then the onset form, a base with a part that multiplies per unit,
 /// is fitted and scored as the others were: it is the form of a cost whose
 /// growing part was small early and took over. A smaller miss is no takeoff:
 /// one noisy run of a linear cost can miss by 3% at 3 standard errors, and an
 /// onset fitted to that noise multiplies without bound beyond the probe.
 fn took_off(choice: &select::Choice) -> bool {
-    choice.selection == Selection::Holdout
-        && choice
-            .scores
-            .first()
-            .is_some_and(|best| best.bias > 0.0 && regime_changed(best))
+    under_predicted(choice) && choice.scores.first().is_some_and(regime_changed)
 }
 
 /// What a takeoff ([`took_off`]) turned out to be.
