@@ -11,10 +11,15 @@
 //! campaign differs from the others by a log-normal level (sd 5%) and by its own
 //! draw of the shape's random parts, as seeds of one configuration do.
 //!
-//! Beside each, `OUT_DIR/<shape>.features` (`run,feature_unit`): the first unit
-//! at which each run shows its shape's feature (see [`unit_costs`]), so that a
-//! backtest's misses can be split by whether its probe runs reached that unit,
-//! i.e. whether the probe could have seen what was coming.
+//! Beside each, `OUT_DIR/<shape>.features` (`run,feature_unit,flat_through`):
+//! the first unit at which each run shows its shape's feature (see
+//! [`unit_costs`]), so that a backtest's misses can be split by whether its
+//! probe runs reached that unit, i.e. whether the probe could have seen what was
+//! coming; and the last unit up to which the run's cost, leaving out its level
+//! and its 3% unit noise, stays within 1% of its first unit's. A probe whose
+//! runs all stop by then is a constant cost to within a trend that its own unit
+//! noise hides: it carries nothing of what follows, and every method must budget
+//! it as it budgets a constant-cost program.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -94,18 +99,22 @@ fn campaign(shape: &str, n: u64, rng: &mut Rng) -> Campaign {
     Campaign { base, p }
 }
 
-/// One run's per-unit costs, and the first unit at which the run shows its
+/// One run's per-unit costs, the first unit at which the run shows its
 /// shape's feature (0 when it never does): the event a probe must include to
-/// see what is coming. Saturation bends from unit 1; the onset's feature is the
+/// see what is coming, and the last unit through which its cost is flat (see
+/// the module docs). Saturation bends from unit 1; the onset's feature is the
 /// unit whose cost is 10% above unit 1's; a regime's or a kink's, the first unit
 /// after the change; a random walk's, the first unit 10% off its start; heavy
 /// tails', the first unit at least 1.5 times its trend; transients', the first
 /// slow unit.
-fn unit_costs(shape: &str, c: &Campaign, n: u64, rng: &mut Rng) -> (Vec<f64>, u64) {
+fn unit_costs(shape: &str, c: &Campaign, n: u64, rng: &mut Rng) -> (Vec<f64>, u64, u64) {
     let level = (0.05 * rng.normal()).exp() * c.base;
     let mut walk = 0.0;
     let mut feature = 0;
     let mut first_cost = None;
+    let mut first_shape_cost = None;
+    let mut flat_through = 0;
+    let mut still_flat = true;
     let costs = (1..=n)
         .map(|i| {
             let x = i as f64;
@@ -147,10 +156,15 @@ fn unit_costs(shape: &str, c: &Campaign, n: u64, rng: &mut Rng) -> (Vec<f64>, u6
             if shows_feature && feature == 0 {
                 feature = i;
             }
+            let first: f64 = *first_shape_cost.get_or_insert(cost);
+            still_flat = still_flat && (cost / first - 1.0).abs() < 0.01;
+            if still_flat {
+                flat_through = i;
+            }
             level * cost * noise
         })
         .collect();
-    (costs, feature)
+    (costs, feature, flat_through)
 }
 
 fn main() -> std::io::Result<()> {
@@ -169,15 +183,15 @@ fn main() -> std::io::Result<()> {
     for (k, shape) in SHAPES.iter().enumerate() {
         let mut rng = Rng::new(2026 + k as u64);
         let mut text = String::from("run,stratum,unit,elapsed_s,end\n");
-        let mut features = String::from("run,feature_unit\n");
+        let mut features = String::from("run,feature_unit,flat_through\n");
         for j in 0..campaigns {
             let c = campaign(shape, units, &mut rng);
             let stratum = format!("\"campaign={j:04},shape={shape}\"");
             for r in 0..runs {
                 let startup = c.base * uniform(&mut rng, 1.0, 3.0);
                 let mut t = startup;
-                let (costs, feature) = unit_costs(shape, &c, units, &mut rng);
-                let _ = writeln!(features, "c{j}r{r},{feature}");
+                let (costs, feature, flat_through) = unit_costs(shape, &c, units, &mut rng);
+                let _ = writeln!(features, "c{j}r{r},{feature},{flat_through}");
                 for (i, cost) in costs.iter().enumerate() {
                     t += cost;
                     let _ = writeln!(text, "c{j}r{r},{stratum},{},{t:.6},", i + 1);

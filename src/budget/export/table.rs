@@ -109,7 +109,7 @@ impl Exporter for TableExporter {
         if let Some((stratum, time_s)) = &summary.longest {
             writeln!(
                 out,
-                "longest task: {} ({})",
+                "longest task: {}, stratum {}",
                 format_minutes(time_s / 60),
                 display_name(stratum)
             )?;
