@@ -171,6 +171,32 @@ fn seed_case_7_through_the_binary_from_stdin_file_and_text() {
     assert!(row_cells(&stdout(&out), "dataset=Y").contains(&"68%"));
 }
 
+/// A job name is anybody's text: a terminal escape or a right-to-left
+/// override in it reaches the table escaped, not as a command to the terminal.
+#[test]
+fn job_names_reach_the_table_with_their_control_characters_escaped() {
+    let lines: Vec<String> = ["train\u{1b}[2J", "eval\u{202e}cba"]
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let id = format!("{}", 7000 + k);
+            row(&id, &id, name, "TIMEOUT", "01:00:00", "01:00:00", "")
+        })
+        .collect();
+    let text = format!("{HEADER}\n{}\n", lines.join("\n"));
+    let out = bin().args(["audit", &text]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shown = stdout(&out);
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{202e}'),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains(r"train\u{1b}[2J") && shown.contains(r"eval\u{202e}cba"),
+        "{shown}"
+    );
+}
+
 #[test]
 fn advice_when_far_above_or_below_need() {
     // 7:30 of 30:00 = 25%: ask for 1.5 x 7:30 = 11:15 -> 00:12:00.

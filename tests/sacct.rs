@@ -171,7 +171,7 @@ fn reportseff_without_column_names_is_refused_with_advice() {
         &options,
     )
     .unwrap_err();
-    assert_input_error(&err, Some(2), &["not a header", "--format"]);
+    assert_input_error(&err, Some(2), &["not a header", "without -n"]);
 }
 
 #[test]
@@ -404,6 +404,36 @@ fn a_job_name_containing_the_delimiter_goes_back_to_its_column() {
     let text = "JobID|JobName|Comment|State\n9|a|b|c|COMPLETED\n";
     let err = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap_err();
     assert_input_error(&err, Some(2), &["5 fields, expected 4"]);
+    // An empty last value (a Comment, as most jobs have) after such a name is
+    // no `-p` line end: the header settled that lines do not end with `|`.
+    let text = "JobID|JobName|State|Comment\n9|a|b|COMPLETED|\n";
+    let err = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap_err();
+    assert_input_error(
+        &err,
+        Some(2),
+        &["5 fields, expected 4", "contain the delimiter"],
+    );
+    let text = "JobID|JobName|State|Comment\n9|ab|COMPLETED|\n";
+    let t = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap();
+    assert_eq!(t.rows[0].state, Some(JobState::Completed));
+}
+
+/// Pending arrays as Slurm prints them, a list too long cut with `...`
+/// (`xlate_array_task_str`), are read as one row of unknown task count.
+#[test]
+fn a_pending_array_list_cut_short_is_read() {
+    let text = "JobID|State|Elapsed|Timelimit\n1234_[2,4,6,...]|PENDING|00:00:00|01:00:00\n1235_[1-3%2]|PENDING|00:00:00|01:00:00\n";
+    let t = parse_sacct(text, &Origin::Stdin, &SacctOptions::default()).unwrap();
+    let id = t.rows[0].job_id.as_ref().unwrap();
+    assert!(
+        matches!(id.kind, JobKind::ArrayPending(_)) && id.step.is_none(),
+        "{id:?}"
+    );
+    assert_eq!(id.pending_task_count(), None);
+    assert_eq!(
+        t.rows[1].job_id.as_ref().unwrap().pending_task_count(),
+        Some(3)
+    );
 }
 
 #[test]

@@ -733,6 +733,30 @@ fn unreadable_limits_and_garbled_lines_name_the_line() {
     assert_input_error(&err, Some(2), &["Key=Value"]);
 }
 
+/// A name goes into `--partition=`, where a comma makes two partitions and
+/// a control character could end the line or reorder what it shows: Slurm
+/// prints no such name, so it is misread input, refused at its line.
+#[test]
+fn names_slurm_never_prints_are_refused_at_their_line() {
+    for (text, line) in [
+        ("ok 1:00:00\na,b* 1-00:00:00\n", 2),
+        ("a b|1:00:00\n", 1),
+        ("ok|1:00:00\nb\u{1b}[2Jx|1:00:00\n", 2),
+        ("x\u{202e}y 1:00:00\n", 1),
+        ("PartitionName=a,b MaxTime=1:00:00\n", 1),
+    ] {
+        let err = parse_partitions(text, &Origin::Stdin).unwrap_err();
+        assert_input_error(&err, Some(line), &["partition"]);
+    }
+    // Names as sites make them still read.
+    let list = parse_partitions(
+        "gpu-a100.long_b2 1:00:00\nbig@mem 2:00:00\n",
+        &Origin::Stdin,
+    )
+    .unwrap();
+    assert_eq!(list.partitions.len(), 2);
+}
+
 #[test]
 fn empty_input_is_an_error() {
     for text in ["", "\n\n", "# source: nothing\n", "CLUSTER: narval\n"] {
@@ -817,6 +841,15 @@ fn cluster_lines_comments_blanks_and_separators() {
         Some("normal"),
     );
     assert_eq!(list.notes.len(), 1);
+    // Every state sinfo's AVAIL prints, as the default `%.5a` cuts it.
+    let text =
+        "a   unkno 1:00:00 1 idle n1\nb   n/a 2:00:00 1 idle n2\nc inact 3:00:00 1 idle n3\n";
+    let list = parse_partitions(text, &Origin::Stdin).unwrap();
+    check(
+        &list,
+        &[("a", lim(H)), ("b", lim(2 * H)), ("c", lim(3 * H))],
+        None,
+    );
     // Limits longer than 10 characters are read as printed, with no note.
     let list = parse_partitions("long 122-00:00:00\n", &Origin::Stdin).unwrap();
     check(&list, &[("long", lim(122 * D))], None);

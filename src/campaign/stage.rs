@@ -656,6 +656,9 @@ fn array_last_index(spec: &str) -> Option<u64> {
 struct Stage2Array {
     stratum: Option<String>,
     seconds_per_unit: Option<f64>,
+    /// Its `--partition`, which the smoke of its stratum takes too: the
+    /// smoke shows the pipeline works where stage 2 will run it.
+    partition: Option<String>,
 }
 
 impl Stage2Array {
@@ -670,18 +673,30 @@ impl Stage2Array {
         variable: impl Fn(&str) -> Option<&'w str>,
     ) -> std::result::Result<Stage2Array, String> {
         let mut time_s = None;
-        for (k, word) in words.iter().enumerate() {
-            // The forms sbatch reads: --time=T, --time T, -t T and -tT.
-            let given = match word.strip_prefix("--time=") {
+        let mut partition = None;
+        // The forms sbatch reads: --LONG=V, --LONG V, -S V and -SV.
+        let value_of = |k: usize, long: &str, short: &str| {
+            let word = &words[k];
+            match word
+                .strip_prefix(long)
+                .and_then(|rest| rest.strip_prefix('='))
+            {
                 Some(value) => Some(value),
-                None if word == "--time" || word == "-t" => words.get(k + 1).map(String::as_str),
-                None => word.strip_prefix("-t").filter(|v| !v.is_empty()),
-            };
-            if let Some(time) = given {
+                None if word == long || word == short => words.get(k + 1).map(String::as_str),
+                None => word.strip_prefix(short).filter(|v| !v.is_empty()),
+            }
+        };
+        for k in 0..words.len() {
+            if let Some(name) = value_of(k, "--partition", "-p") {
+                // The last one given, as sbatch takes it.
+                partition = Some(name.to_string());
+            }
+            if let Some(time) = value_of(k, "--time", "-t") {
                 let parsed = crate::slurm::time::parse_time(time)
                     .map_err(|e| format!("its --time `{}` is no Slurm time: {e}", excerpt(time)))?;
-                // The last one given, as sbatch takes it.
-                time_s = parsed.seconds();
+                // The last one given, as sbatch takes it; `0` is no limit
+                // to sbatch, so no rate either.
+                time_s = parsed.seconds().filter(|&s| s > 0);
             }
         }
         let units = match variable("CALIB_UNITS") {
@@ -698,6 +713,7 @@ impl Stage2Array {
             },
         };
         Ok(Stage2Array {
+            partition,
             stratum: variable("CALIB_STRATUM").map(str::to_string),
             seconds_per_unit: match (time_s, units) {
                 (Some(t), Some(n)) => Some(t as f64 / n as f64),
@@ -784,16 +800,23 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let trigger_path = PathBuf::from(&out_dir).join("stage2-trigger.toml");
 
     let exports = exported_variables(&stratum.stratum, plan.smoke_units, Some(&grid_abs));
+    let partition =
+        arrays_of(&grid, &stratum.stratum, &arrays).find_map(|a| a.partition.as_deref());
     let words = [
         "sbatch".to_string(),
         "--array=0-1".to_string(),
         format!("--time={}", quote(&plan.smoke_time)),
+    ]
+    .into_iter()
+    .chain(partition.map(|p| format!("--partition={}", quote(p))))
+    .chain([
         format!("--job-name={}", quote(&job_name)),
         format!("--chdir={}", quote(&workdir)),
         format!("--output={}", quote(&log_pattern)),
         format!("--export={}", quote(&exports)),
         script_argument(&script),
-    ];
+    ])
+    .collect::<Vec<_>>();
     let comment = |text: &str| format!("# {}\n", crate::shell::comment_text(text));
     let mut smoke_text = String::from("#!/bin/sh\n");
     smoke_text.push_str(&comment(&format!(
@@ -828,6 +851,20 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     })
 }
 
+/// The stage-2 arrays of `stratum` (canonical, as the grid names it).
+fn arrays_of<'a>(
+    grid: &'a CampaignGrid,
+    stratum: &'a str,
+    arrays: &'a [Stage2Array],
+) -> impl Iterator<Item = &'a Stage2Array> {
+    arrays.iter().filter(move |a| {
+        a.stratum
+            .as_deref()
+            .and_then(|s| grid.stratum(s).ok())
+            .is_some_and(|s| s.stratum == stratum)
+    })
+}
+
 /// Where stage 2's own `--time` for the smoke stratum, per unit, times the
 /// smoke's units is more than `--smoke-time`, the smoke is likely to end
 /// TIMEOUT and be staged again. A warning, not a refusal: stage 2's time is
@@ -841,15 +878,7 @@ fn smoke_time_warning(
     arrays: &[Stage2Array],
 ) -> Option<String> {
     let smoke_s = plan.smoke_s;
-    let per_unit_s = arrays
-        .iter()
-        .filter(|a| {
-            a.stratum
-                .as_deref()
-                .and_then(|s| grid.stratum(s).ok())
-                .is_some_and(|s| s.stratum == stratum)
-        })
-        .find_map(|a| a.seconds_per_unit)?;
+    let per_unit_s = arrays_of(grid, stratum, arrays).find_map(|a| a.seconds_per_unit)?;
     let smoke_need_s = per_unit_s * plan.smoke_units as f64;
     (smoke_need_s > smoke_s as f64).then(|| {
         format!(
@@ -1406,5 +1435,53 @@ mod tests {
             + &line("d=b;m=y", "10:00");
         let staged = stage(&plan(dir.path(), &stage2)).unwrap();
         assert_eq!(staged.trigger.stratum, "d=b,m=y");
+        // `--time=0` is no limit to sbatch, not the cheapest rate.
+        let stage2 = ["d=a;m=x", "d=a;m=y", "d=b;m=x"]
+            .map(|s| line(s, "1:00:00"))
+            .concat()
+            + &line("d=b;m=y", "0");
+        let staged = stage(&plan(dir.path(), &stage2)).unwrap();
+        assert_ne!(staged.trigger.stratum, "d=b,m=y");
+    }
+
+    // The smoke runs in the partition stage 2 gives its stratum, in each form
+    // sbatch reads, and names none where stage 2 names none.
+    #[test]
+    fn the_smoke_takes_its_strata_partition() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("grid.toml"),
+            "stratum = [\"d\"]\noutput = \"out/{tag}.jsonl\"\nunits = 10\n[axes]\nd = [\"a\", \"b\"]\nseed = [1, 2]\n",
+        )
+        .unwrap();
+        let grid = dir.path().join("grid.toml").to_string_lossy().into_owned();
+        let smoke_line = |options_a: &str, options_b: &str| {
+            let line = |stratum: &str, options: &str| {
+                format!("sbatch --array=0-1 {options} --export=ALL,CALIB_STRATUM={stratum},CALIB_UNITS=10,CALIB_GRID={grid} work.sh\n")
+            };
+            let mut p = plan(
+                dir.path(),
+                &(line("d=a", options_a) + &line("d=b", options_b)),
+            );
+            p.stratum = Some("d=b".into());
+            let staged = stage(&p).unwrap();
+            staged.smoke_text.lines().last().unwrap().to_string()
+        };
+        for options in [
+            "--partition=gpu_b2 --time=1:00:00",
+            "--partition gpu_b2 --time=1:00:00",
+            "-p gpu_b2 -t 60",
+            "-pgpu_b2 -t60",
+            "-p short --partition=gpu_b2",
+        ] {
+            let line = smoke_line("--partition=other --time=10", options);
+            assert!(line.contains(" --partition=gpu_b2 "), "{options}: {line}");
+            assert!(!line.contains("other"), "{options}: {line}");
+        }
+        let line = smoke_line("--partition=other", "--time=10");
+        assert!(!line.contains("--partition"), "{line}");
+        // A name that needs quoting is quoted.
+        let line = smoke_line("", "'--partition=a b'");
+        assert!(line.contains(" --partition='a b' "), "{line}");
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::shell::quote;
 use crate::slurm::cluster::env_nonempty;
-use crate::slurm::time::format_minutes;
+use crate::slurm::time::format_sbatch_time;
 
 /// Where Slurm's client commands live on `PATH`, if anywhere.
 pub(crate) fn slurm_command_on_path() -> Option<PathBuf> {
@@ -68,9 +68,10 @@ pub(crate) fn check(
 /// minutes, else one hour; in `--time`'s grammar. The timeout is rounded up
 /// with its fraction of a second (`--timeout 60.5s` needs 2 minutes).
 fn salloc_time(timeout: Option<Duration>) -> String {
-    format_minutes(match timeout {
-        Some(t) => (t.as_secs_f64() / 60.0).ceil() as u64 + 10,
-        None => 60,
+    // The timeout plus 10 minutes, and never past what Slurm takes.
+    format_sbatch_time(match timeout {
+        Some(t) => t.as_secs_f64() + 600.0,
+        None => 3_600.0,
     })
 }
 
@@ -110,6 +111,16 @@ mod tests {
             read(Some(Duration::from_secs(3 * 86_400))),
             SlurmTime::Limited(3 * 86_400 + 600)
         );
+        // A timeout near or past Slurm's largest time asks for that time,
+        // which Slurm reads.
+        for huge in [
+            24_855 * 86_400 + 3 * 3_600 + 14 * 60 + 7,
+            999_999_999,
+            u64::MAX / 4,
+        ] {
+            let asked = salloc_time(Some(Duration::from_secs(huge)));
+            assert!(parse_time(&asked).is_ok(), "{huge}: {asked}");
+        }
     }
 
     #[test]

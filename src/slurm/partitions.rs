@@ -303,9 +303,15 @@ fn cluster_line(trimmed: &str) -> Option<&str> {
     Some(rest.trim())
 }
 
-/// sinfo's AVAIL column (`%a`): the partition state, as sinfo prints it.
+/// sinfo's AVAIL column (`%a`): the partition state, as sinfo prints it
+/// (src/sinfo/print.c `_print_avail`: `up`, `down`, `drain`, `inact`,
+/// `unknown`, and `n/a` without a partition), also as the default layout's
+/// `%.5a` cuts it (`unkno`).
 fn is_avail_word(word: &str) -> bool {
-    matches!(word, "up" | "down" | "drain" | "inact" | "inactive")
+    matches!(
+        word,
+        "up" | "down" | "drain" | "inact" | "inactive" | "unknown" | "unkno" | "n/a"
+    )
 }
 
 /// Collects partitions, merging duplicates and gathering notes.
@@ -491,6 +497,20 @@ impl<'a> Reader<'a> {
     }
 
     fn add(&mut self, name: String, limit: SlurmTime, is_default: bool, line: u64) -> Result<()> {
+        // The name goes into `--partition=` of the emitted lines, where a
+        // comma would make it two partitions; Slurm names have neither commas
+        // nor spaces nor control characters, so a name with one is misread input.
+        crate::shell::refuse_control("partition name", &name).map_err(|m| self.error(line, m))?;
+        if name.contains(|c: char| c == ',' || c.is_whitespace()) {
+            return Err(self.error(
+                line,
+                format!(
+                    "`{name}` is not a partition name: it holds a comma or a space, which separate \
+                     partitions in Slurm's lists (`--partition=a,b` asks for two); expected one name \
+                     per partition, as sinfo's `%P` prints it"
+                ),
+            ));
+        }
         if let Some(&(index, first_line)) = self.seen.get(&name) {
             let known = &self.partitions[index];
             if known.limit != limit {

@@ -147,9 +147,14 @@ impl JobId {
         if t.is_empty() {
             return Err(bad("it is empty"));
         }
-        // The array spec may contain no `.`, so the first `.` starts the step.
-        let (head, step_text) = match t.split_once('.') {
-            Some((h, s)) => (h, Some(s)),
+        // The first `.` after the array range, if any, starts the step: a
+        // range Slurm cut short ends in `...` (`1234_[2,4,6,...]`).
+        let range_end = match t.find("_[") {
+            Some(open) => t[open..].find(']').map_or(t.len(), |close| open + close),
+            None => 0,
+        };
+        let (head, step_text) = match t[range_end..].find('.') {
+            Some(dot) => (&t[..range_end + dot], Some(&t[range_end + dot + 1..])),
             None => (t, None),
         };
         let digits_end = head
@@ -167,22 +172,9 @@ impl JobId {
             if let Some(spec) = task.strip_prefix('[') {
                 let spec = spec
                     .strip_suffix(']')
-                    .or_else(|| spec.strip_suffix("..."))
+                    .or_else(|| spec.ends_with("...").then_some(spec))
                     .ok_or_else(|| bad("an array range lacks its `]`"))?;
-                if spec.is_empty()
-                    || !spec
-                        .chars()
-                        .all(|c| c.is_ascii_digit() || "-,%:.".contains(c))
-                {
-                    return Err(bad("the array range is not numbers, `-`, `,`, `%` or `:`"));
-                }
-                if !spec
-                    .split(|c: char| !c.is_ascii_digit())
-                    .filter(|d| !d.is_empty())
-                    .all(|d| slurm_id(d).is_some())
-                {
-                    return Err(bad("an array index is too large for Slurm's 32 bits"));
-                }
+                pending_range(spec).map_err(|why| bad(&why))?;
                 JobKind::ArrayPending(spec.to_string())
             } else {
                 JobKind::ArrayTask(slurm_id(task).ok_or_else(|| {
@@ -253,39 +245,77 @@ impl JobId {
         self.text.split('.').next().unwrap_or(&self.text)
     }
 
-    /// How many tasks an unsplit range such as `6-10` or `1-2,6-8,11%9` stands
-    /// for; `None` when it is cut (`...`) or has a step (`2-18:2` counts too).
+    /// How many tasks an unsplit range such as `6-10`, `1-2,6-8,11%9` or
+    /// `2-18:2` stands for; `None` when Slurm cut it short (`2,4,6,...`).
     pub fn pending_task_count(&self) -> Option<u64> {
-        let JobKind::ArrayPending(spec) = &self.kind else {
-            return None;
-        };
-        if self.text.ends_with("...") {
-            return None;
+        match &self.kind {
+            JobKind::ArrayPending(spec) => pending_range(spec).ok().flatten(),
+            _ => None,
         }
-        let spec = spec.split('%').next().unwrap_or(spec);
-        let mut total = 0u64;
-        for part in spec.split(',') {
-            let (range, stride) = match part.split_once(':') {
-                Some((r, s)) => (r, number(s)?.max(1)),
-                None => (part, 1),
-            };
-            let count = match range.split_once('-') {
-                Some((a, b)) => {
-                    let (a, b) = (slurm_id(a)?, slurm_id(b)?);
-                    if b < a {
-                        return None;
-                    }
-                    (b - a) / stride + 1
-                }
-                None => {
-                    slurm_id(range)?;
-                    1
-                }
-            };
-            total = total.checked_add(count)?;
-        }
-        Some(total)
     }
+}
+
+/// Reads the text between the brackets of a pending array's JobID
+/// (`1-2,6-8,11%9`, `2-18:2`; Slurm's `xlate_array_task_str` writes it as
+/// comma-separated `A`, `A-B` or `A-B:STEP`, then `%THROTTLE`, and ends a
+/// list too long to print with `...`): the number of tasks, `None` when the
+/// list was cut, or why it is no such list. An index past
+/// [`MAX_ARRAY_INDEX`], a range that runs backwards or a step of 0 was not
+/// printed by Slurm.
+fn pending_range(spec: &str) -> std::result::Result<Option<u64>, String> {
+    let body = match spec.rsplit_once('%') {
+        Some((body, throttle)) => {
+            if number(throttle).is_none() {
+                return Err(format!("the throttle `%{throttle}` is not a number"));
+            }
+            body
+        }
+        None => spec,
+    };
+    let (body, cut) = match body.strip_suffix("...") {
+        // The part before the cut may itself be cut inside a range (`7-`).
+        Some(kept) => (kept.trim_end_matches([',', '-', ':']), true),
+        None => (body, false),
+    };
+    if body.is_empty() && !cut {
+        return Err("the array range is empty".to_string());
+    }
+    let index = |text: &str| -> std::result::Result<u64, String> {
+        match number(text) {
+            Some(n) if n <= MAX_ARRAY_INDEX => Ok(n),
+            Some(n) => Err(format!(
+                "array index {n} is past the largest Slurm allows ({MAX_ARRAY_INDEX})"
+            )),
+            None => Err(format!(
+                "`{text}` in the array range is not an index (expected A, A-B or A-B:STEP, separated by commas)"
+            )),
+        }
+    };
+    let mut total = 0u64;
+    for part in body.split(',').filter(|p| !(cut && p.is_empty())) {
+        let (range, step) = match part.split_once(':') {
+            Some((range, step)) => match number(step) {
+                Some(step) if step > 0 => (range, step),
+                _ => return Err(format!("the step of `{part}` is not a number above 0")),
+            },
+            None => (part, 1),
+        };
+        let count = match range.split_once('-') {
+            Some((first, last)) => {
+                let (first, last) = (index(first)?, index(last)?);
+                if last < first {
+                    return Err(format!("the range `{part}` runs backwards"));
+                }
+                (last - first) / step + 1
+            }
+            None => {
+                index(range)?;
+                1
+            }
+        };
+        total = total.saturating_add(count);
+    }
+    Ok((!cut).then_some(total))
 }
 
 impl fmt::Display for JobId {
@@ -631,7 +661,7 @@ fn parse_delimited(
             if !looks_like_header(&first_fields) {
                 let hint = if first.contains('|') || options.delimiter.is_some() {
                     "the first line is not a header (column names such as JobID|State|Elapsed); \
-                     run sacct without -n, or give the column names (the --format list)"
+                     run sacct without -n/--noheader, so that its first line names the columns"
                 } else {
                     "this is neither `sacct -P` output (fields separated by `|`) nor sacct's \
                      fixed-width table (header, then a line of dashes); run `sacct -P` \
@@ -678,15 +708,18 @@ fn parse_delimited(
                 return Err(count_error(fields.len(), true));
             }
         } else {
-            let trailing =
-                fields.len() > n && fields.last() == Some(&"") && line.ends_with(delimiter);
-            // A line may still end with the delimiter (without a header, the
-            // first line says whether they all do): drop that empty last field
-            // when the count says so.
-            if trailing && fields.len() == n + 1 {
-                fields.pop();
-            }
+            // Without a header, the first line says whether they all end with
+            // the delimiter: its empty last field is dropped when the count
+            // says so. A header that does not end with it (`-P`) has settled
+            // that: an extra empty field there is an empty last value (a
+            // Comment) after a JobName that holds the delimiter.
             if trailing_seen.is_none() {
+                let trailing = fields.len() == n + 1
+                    && fields.last() == Some(&"")
+                    && line.ends_with(delimiter);
+                if trailing {
+                    fields.pop();
+                }
                 trailing_seen = Some(trailing);
             }
         }
@@ -1008,6 +1041,43 @@ mod tests {
                 id: 0,
                 het: Some(1)
             })
+        );
+        // A list too long to print, cut by Slurm, has no count, and its dots
+        // start no step.
+        for cut in [
+            "1234_[2,4,6,...]",
+            "1234_[0,2,44...]",
+            "1234_[2,4,...",
+            "1234_[2,4,6,...%9]",
+            "1234_[1-3,7-...]",
+        ] {
+            let j = JobId::parse(cut).unwrap_or_else(|e| panic!("{cut}: {e}"));
+            assert!(
+                matches!(j.kind, JobKind::ArrayPending(_)) && j.step.is_none(),
+                "{cut}"
+            );
+            assert_eq!(j.pending_task_count(), None, "{cut}");
+        }
+        let j = JobId::parse("1234_[2,4,...].batch").unwrap();
+        assert_eq!(j.step, Some(Step::Batch));
+        // Ranges Slurm never prints: backwards, a step of 0, past MaxArraySize.
+        for bad in [
+            "1_[4294967295-0]",
+            "1_[5-3]",
+            "1_[0-4000000:0]",
+            "1_[0-4294967295]",
+            "1_[4000001]",
+            "1_[1-3%x]",
+            "1_[]",
+            "1_[1,,2]",
+        ] {
+            assert!(JobId::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            JobId::parse("1_[0-3999999:1000000]")
+                .unwrap()
+                .pending_task_count(),
+            Some(4)
         );
         assert!(JobId::parse("abc").is_err());
         assert!(JobId::parse("12x").is_err());

@@ -10,6 +10,7 @@ use super::Exporter;
 use crate::audit::{percent, Audit, GroupSource, Usage};
 use crate::output::human_duration;
 use crate::output::table::{Align, Table};
+use crate::shell::comment_text;
 
 pub struct TableExporter;
 
@@ -86,7 +87,7 @@ fn table(audit: &Audit) -> Table {
             None => (NONE.to_string(), NONE.to_string()),
         };
         table.push(vec![
-            g.group.clone(),
+            comment_text(&g.group),
             source_word(g.source).to_string(),
             u.tasks.to_string(),
             states(u),
@@ -109,11 +110,12 @@ fn table(audit: &Audit) -> Table {
 fn write_notes(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
     for g in &audit.groups {
         let u = &g.usage;
+        let group = comment_text(&g.group);
         for t in &u.timeouts {
             write!(
                 out,
                 "  {}: TIMEOUT {} after {}",
-                g.group,
+                group,
                 t.job_id,
                 human_duration(t.elapsed_s as f64)
             )?;
@@ -133,7 +135,7 @@ fn write_notes(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
                 write!(
                     out,
                     "  {}: {} {}: {} task{}, {}",
-                    g.group,
+                    group,
                     if a.is_array { "array" } else { "job" },
                     a.array,
                     a.usage.tasks,
@@ -147,7 +149,11 @@ fn write_notes(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             }
         }
         for advice in &g.advice {
-            writeln!(out, "  {}: advice: {advice}", g.group)?;
+            writeln!(
+                out,
+                "  {group}: advice: {}",
+                comment_text(&advice.to_string())
+            )?;
         }
     }
     Ok(())
