@@ -275,6 +275,13 @@ fn write_at_target(
         // tempfile's message names its temporary file, which the user never
         // asked for: the error's own description is enough beside the target.
         .map_err(|e| failed(without_path(&e)))?;
+    // A file replaced keeps its mode (a model shared with a group stays so).
+    if if_exists == IfExists::Replace {
+        if let Ok(meta) = std::fs::metadata(&target) {
+            let mode = std::fs::Permissions::from_mode(meta.permissions().mode() & 0o7777);
+            temp.as_file().set_permissions(mode).map_err(failed)?;
+        }
+    }
     let temp_path = temp.path().to_path_buf();
     fill(temp.as_file_mut(), &temp_path)?;
     // `fill` may have written through the path: the sync covers the inode,
@@ -332,6 +339,21 @@ fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, 
                 format!("is {what}; expected a regular file or a new file"),
             ));
         }
+        // A file its owner made read-only (chmod a-w) is one they meant to
+        // keep: the rename would replace it all the same, so it is refused.
+        if let Ok(meta) = std::fs::metadata(&target) {
+            if meta.permissions().mode() & 0o222 == 0 {
+                return Err(Error::input(
+                    Origin::file(path),
+                    None,
+                    format!(
+                        "{shown} is write-protected (mode {:o}); calib does not replace it: \
+                         chmod u+w it, or give another path",
+                        meta.permissions().mode() & 0o7777
+                    ),
+                ));
+            }
+        }
     }
     let dir = folder_of(&target);
     // A folder that is not there is a path the user typed, not a failure of
@@ -369,6 +391,32 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    // A replaced file keeps its mode; one made read-only is not replaced.
+    #[test]
+    fn a_replaced_file_keeps_its_mode_and_a_read_only_one_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.json");
+        write_file(&path, b"one", IfExists::Replace).unwrap();
+        let set =
+            |mode| std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        let mode = || std::fs::metadata(&path).unwrap().permissions().mode() & 0o7777;
+        set(0o640);
+        write_file(&path, b"two", IfExists::Replace).unwrap();
+        assert_eq!(
+            (std::fs::read(&path).unwrap(), mode()),
+            (b"two".to_vec(), 0o640)
+        );
+        set(0o444);
+        let e = write_file(&path, b"three", IfExists::Replace).unwrap_err();
+        assert!(e.to_string().contains("write-protected"), "{e}");
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(
+            (std::fs::read(&path).unwrap(), mode()),
+            (b"two".to_vec(), 0o444)
+        );
+        assert_eq!(names_in(dir.path()), ["model.json"]);
     }
 
     #[test]

@@ -131,6 +131,27 @@ pub(crate) fn comment_text(text: &str) -> String {
     safe
 }
 
+/// A message of calib's own made safe for a terminal: as [`comment_text`],
+/// but its line breaks and tabs kept (a message may list things on lines).
+/// Messages quote what users and programs gave (a job name, a run id, an
+/// environment variable), and an escape sequence there would act on the
+/// terminal instead of being read.
+pub(crate) fn message_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let disturbs = |c: char| disturbs_a_line(c) && c != '\n' && c != '\t';
+    if !text.chars().any(disturbs) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut safe = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if disturbs(c) {
+            let _ = write!(safe, "{}", c.escape_debug());
+        } else {
+            safe.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(safe)
+}
+
 /// The longest part of a refused value that a message shows.
 const SHOWN_CHARS: usize = 80;
 
@@ -211,6 +232,15 @@ mod tests {
         assert_eq!(comment_text("k=\u{202e}abc"), r"k=\u{202e}abc");
         assert!(refuse_control("label", "k=\u{2067}abc").is_err());
         assert!(refuse_control("label", "k=עברית").is_ok());
+    }
+
+    #[test]
+    fn messages_keep_their_lines_and_lose_their_escapes() {
+        assert_eq!(message_text("a\nb\tc"), "a\nb\tc");
+        assert_eq!(
+            message_text("`77\u{1b}[2J` x\u{202e}y\r"),
+            r"`77\u{1b}[2J` x\u{202e}y\r"
+        );
     }
 
     #[test]

@@ -30,6 +30,52 @@ fn missing_column_is_named() {
     expect_input_error("run,stratum,unit\nr1,d=a,1\n", 1, "`elapsed_s`");
 }
 
+/// The hint at milliseconds or timestamps comes with a number too large for
+/// seconds, and with nothing else (NaN, infinity, a negative time).
+#[test]
+fn a_bad_time_hints_at_other_units_only_when_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    for (value, hinted) in [
+        ("1e12", true),
+        ("NaN", false),
+        ("inf", false),
+        ("-1", false),
+    ] {
+        let f = write_arg(
+            dir.path(),
+            "t.csv",
+            format!("run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,{value}\n"),
+        );
+        let out = calib(&["fit", &f]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("line 3") && err.contains(&format!("`{value}`")),
+            "{err}"
+        );
+        assert_eq!(err.contains("milliseconds"), hinted, "{value}: {err}");
+    }
+}
+
+/// A message quotes the table's own text: an escape sequence in a run id
+/// reaches the terminal escaped, not as a command to it.
+#[test]
+fn messages_escape_the_control_characters_they_quote() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s\nr\u{1b}[2J,d=a,1,1\nr\u{1b}[2J,d=a,1,2\n",
+    );
+    let out = calib(&["fit", &f]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        !err.contains('\u{1b}') && err.contains(r"r\u{1b}[2J"),
+        "{err:?}"
+    );
+}
+
 #[test]
 fn non_numeric_value_names_its_line() {
     expect_input_error(
@@ -84,6 +130,16 @@ fn an_empty_file_in_a_folder_is_skipped_with_a_warning() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("b.csv") && err.contains("empty"), "{err}");
     assert!(stdout(&out).contains("d=a"));
+    // A probe stopped before its first unit leaves its header alone: said
+    // too, since a run the user started is missing from the fit.
+    write_arg(dir.path(), "c.csv", "run,stratum,unit,elapsed_s\n");
+    let out = calib(&["fit", dir.path().to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("c.csv") && err.contains("header and no row"),
+        "{err}"
+    );
 }
 
 #[test]

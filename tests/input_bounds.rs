@@ -740,25 +740,32 @@ fn array_ranges_past_32_bits_are_refused_and_large_ones_do_not_overflow() {
     refused(
         &calib(&["audit", &format!("@{f}")]),
         "s.txt, line 2",
-        &["32 bits"],
+        &["past the largest Slurm allows"],
     );
-    // The largest ranges Slurm can print, several times over, are counted.
+    // Past 64 bits too.
     let f = write_arg(
         dir.path(),
         "s.txt",
-        format!(
-            "{SACCT}\n1_[0-4294967295]|x|PENDING||01:00:00\n2_[0-4294967295]|x|PENDING||01:00:00\n"
-        ),
+        format!("{SACCT}\n1_[0-99999999999999999999]|x|PENDING||01:00:00\n"),
+    );
+    refused(
+        &calib(&["audit", &format!("@{f}")]),
+        "s.txt, line 2",
+        &["past the largest Slurm allows"],
+    );
+    // The largest ranges Slurm can print (MaxArraySize 4000001), several
+    // times over, are counted.
+    let f = write_arg(
+        dir.path(),
+        "s.txt",
+        format!("{SACCT}\n1_[0-4000000]|x|PENDING||01:00:00\n2_[0-4000000]|x|PENDING||01:00:00\n"),
     );
     let out = calib(&["audit", &format!("@{f}")]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // The task count is the `tasks` cell of group x's row.
     let text = stdout(&out);
     let row = text.lines().find(|l| l.starts_with("x ")).unwrap_or("");
-    assert!(
-        row.split_whitespace().nth(3) == Some("8589934592"),
-        "{text}"
-    );
+    assert!(row.split_whitespace().nth(3) == Some("8000002"), "{text}");
 }
 
 #[test]
@@ -916,6 +923,12 @@ fn a_unit_row_after_the_end_row_or_an_end_before_the_last_unit_is_refused() {
             "early.csv",
             "r1,d=a,2,20,\nr1,d=a,2,15,exit:0",
             ["15 s", "20 s"],
+        ),
+        // An end row after the unit rows it miscounts is the row at fault.
+        (
+            "short.csv",
+            "r1,d=a,2,20,\nr1,d=a,1,25,exit:0",
+            ["says 1 unit completed", "line 3 is a row for unit 2"],
         ),
     ] {
         let f = write_arg(

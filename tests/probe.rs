@@ -205,6 +205,69 @@ fn exit_status_and_signal_are_recorded_and_returned() {
     );
 }
 
+/// A file-size limit reached by a row (`ulimit -f`, as a full disk): calib
+/// says so and exits 1, the command is stopped, and the file holds whole rows
+/// only, which `calib fit` reads without a word: the part of the row that got
+/// in is cut away, so the run's end row is never glued to it.
+#[test]
+fn a_row_cut_by_a_file_size_limit_is_cut_away_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new("bash")
+        .env("SLURM_JOB_ID", "4242")
+        .env("SLURM_CLUSTER_NAME", "testcluster")
+        .stdin(Stdio::null())
+        .args([
+            "-c",
+            "ulimit -f 4 && exec \"$0\" \"$@\"",
+            common::CALIB,
+            "probe",
+            "--out",
+        ])
+        .arg(dir.path())
+        .args([
+            "-s",
+            "k=fsz",
+            "--",
+            "sh",
+            "-c",
+            "i=0; while [ $i -lt 500 ]; do i=$((i+1)); echo epoch $i; done",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot append to"),
+        "{}",
+        stderr(&out)
+    );
+    let file = files(dir.path()).into_iter().next().unwrap();
+    assert!(
+        !file.file_name().unwrap().to_string_lossy().starts_with('.'),
+        "{}",
+        stderr(&out)
+    );
+    let bytes = std::fs::read(&file).unwrap();
+    assert!(
+        bytes.len() <= 4096 && bytes.ends_with(b"\n"),
+        "{}",
+        bytes.len()
+    );
+    let rows = raw_rows(&file);
+    assert!(rows.len() >= 5, "{}", rows.len());
+    let r = &runs(dir.path())[0];
+    assert_eq!(
+        units_of(r),
+        (1..=units_of(r).len() as u64).collect::<Vec<_>>()
+    );
+    // The units the run's line counts are the units the file holds.
+    let recorded = format!(": {} units in", units_of(r).len());
+    assert!(
+        stderr(&out).contains(&recorded),
+        "{recorded}: {}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn a_custom_regex_counts_only_its_lines_and_shows_the_first_few() {
     let dir = tempfile::tempdir().unwrap();
@@ -418,6 +481,28 @@ fn bad_inputs_exit_2_and_name_the_input() {
             "no-such-program-xyz",
         ),
     ];
+    // Labels longer than the rows calib fit reads, and repetitions past
+    // 2^64 (named by the flag given), are refused before anything runs.
+    // (One argument holds at most 128 KiB: three labels of 100,000 bytes.)
+    let long: Vec<String> = (1..=3)
+        .map(|k| format!("k{k}={}", "x".repeat(100_000)))
+        .collect();
+    let mut cases = cases;
+    cases.push((
+        vec!["-s", &long[0], "-s", &long[1], "-s", &long[2], "--", "true"],
+        "at most 262144",
+    ));
+    cases.push((
+        vec![
+            "-s",
+            "k=v",
+            "--repeat",
+            "18446744073709551615",
+            "--",
+            "echo {rep}",
+        ],
+        "--repeat",
+    ));
     for (args, named) in cases {
         let out = run(probe(dir.path()).args(&args));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));

@@ -95,7 +95,7 @@ pub struct AuditArgs {
     /// The number of units each task had to do: projects the time a timed-out
     /// task needed, names COMPLETED tasks that recorded fewer (with --timings),
     /// and is the unit count of --write-timings rows.
-    #[arg(long = "units", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_COUNT))]
+    #[arg(long = "units", value_name = "N", value_parser = flags::count)]
     pub units: Option<u64>,
 
     /// Write each COMPLETED task as a whole-run row of a timings file (run = job

@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::atomic::CreatedFiles;
 use crate::budget::export::{job_scripts, ExportContext, Format, GridDerivation};
-use crate::budget::grid::{is_campaign_grid, MAX_COUNT};
+use crate::budget::grid::is_campaign_grid;
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
 use crate::commands::input::{
@@ -72,7 +72,7 @@ pub struct BudgetArgs {
 
     /// Units per run (generations, epochs, ...) for every stratum the grid does
     /// not size. The projection covers a whole run of this many units.
-    #[arg(long, short = 'n', value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
+    #[arg(long, short = 'n', value_name = "N", value_parser = flags::count)]
     pub units: Option<u64>,
 
     /// Per-stratum sizes, told apart by the extension: a campaign grid (.toml,
@@ -85,7 +85,7 @@ pub struct BudgetArgs {
 
     /// Array tasks per stratum (seeds, cells) when the grid does not say. Used for
     /// the --array range and the campaign's task-hours.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = flags::count)]
     pub tasks: u64,
 
     #[command(flatten)]

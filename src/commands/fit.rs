@@ -8,7 +8,6 @@ use crate::commands::flags;
 use crate::commands::input::refuse_overwriting_inputs;
 use crate::error::{Error, Origin, Result};
 use crate::fit::{self, FitOptions};
-use crate::limits::MAX_COUNT;
 use crate::output::{self, Format};
 use crate::timings::{read_as_timings, read_timings, IngestOptions, TimeColumnKind};
 
@@ -58,7 +57,7 @@ pub struct FitArgs {
     /// Length of the run to budget, in units: adds the projection at N (predicted,
     /// measured cost, upper bound) to the table and warns when N is far beyond the probe.
     /// Example: `--units 100` for 100 generations.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
+    #[arg(long, value_name = "N", value_parser = flags::count)]
     pub units: Option<u64>,
 
     /// Draw each stratum into a PNG or SVG file (chosen by the extension), two

@@ -124,7 +124,7 @@ pub struct ProbeArgs {
     // At most MAX_COUNT: the length is the row's `unit`, which calib fit reads
     // up to that bound; a longer run would be run in full, then refused.
     #[arg(long, value_name = "L,L,...", value_delimiter = ',', conflicts_with = "units",
-          value_parser = clap::value_parser!(u64).range(1..=crate::limits::MAX_COUNT))]
+          value_parser = crate::commands::flags::count)]
     pub lengths: Vec<u64>,
 
     /// The folder for timings files (created if needed). Each probe task writes
@@ -190,12 +190,28 @@ pub(crate) fn config_from(args: &ProbeArgs) -> Result<ProbeConfig> {
         let part = Stratum::parse(text).map_err(|e| bad_stratum(text, &e))?;
         stratum.merge(&part).map_err(|e| bad_stratum(text, &e))?;
     }
-    if args.first_rep.checked_add(args.repeat).is_none() {
+    // Every row carries the stratum: past a quarter of the longest line
+    // calib reads (its quotes may double it), `calib fit` would refuse the
+    // rows this probe wrote.
+    let stratum_bytes = stratum.canonical().len();
+    if stratum_bytes > crate::limits::MAX_LINE_BYTES / 4 {
         return Err(Error::input(
-            Origin::Argument("--first-rep".into()),
+            Origin::Argument("--stratum".into()),
             None,
             format!(
-                "{} + --repeat {} overflows; expected a first repetition number well below 2^64",
+                "the stratum's labels are {stratum_bytes} bytes long; expected at most {} \
+                 (every row carries them, and calib reads lines of at most 1 MiB): name the \
+                 configuration by short labels",
+                crate::limits::MAX_LINE_BYTES / 4
+            ),
+        ));
+    }
+    if args.first_rep.checked_add(args.repeat).is_none() {
+        return Err(Error::input(
+            Origin::Argument("--repeat".into()),
+            None,
+            format!(
+                "--first-rep {} + --repeat {} is past 2^64; expected fewer repetitions",
                 args.first_rep, args.repeat
             ),
         ));

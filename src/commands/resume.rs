@@ -7,7 +7,7 @@ use clap::Args;
 
 use crate::audit::{check_columns, SacctQuery};
 use crate::budget::export::GridDerivation;
-use crate::budget::grid::{is_campaign_grid, Grid, MAX_COUNT};
+use crate::budget::grid::{is_campaign_grid, Grid};
 use crate::commands::budget::NamePartition;
 use crate::commands::flags;
 use crate::commands::input::{
@@ -109,7 +109,7 @@ pub struct ResumeArgs {
 
     /// Units of a whole run (N): the killed tasks resume at their last
     /// recorded unit and go on to N.
-    #[arg(long, short = 'n', value_name = "N", required = true, value_parser = clap::value_parser!(u64).range(1..=MAX_COUNT))]
+    #[arg(long, short = 'n', value_name = "N", required = true, value_parser = flags::count)]
     pub units: u64,
 
     #[command(flatten)]

@@ -48,6 +48,7 @@ use anstyle::{AnsiColor, Style};
 use rustix::event::{PollFd, PollFlags, Timespec};
 
 use crate::error::{Error, Result};
+use crate::shell::message_text;
 
 /// `n` things for people: `1 unit`, `3 units`, `0 units`.
 pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
@@ -159,22 +160,24 @@ fn stderr_word(word: &str, style: Style) -> String {
 /// `calib: warning: <message>` on stderr.
 pub(crate) fn warn(message: impl Display) {
     to_stderr(&format!(
-        "calib: {} {message}\n",
-        stderr_word("warning:", WARNING)
+        "calib: {} {}\n",
+        stderr_word("warning:", WARNING),
+        message_text(&message.to_string())
     ));
 }
 
 /// `calib: <message>` on stderr: what calib did besides its result (`wrote 4
 /// rows to ...`), or why its exit status is not 0.
 pub fn note(message: impl Display) {
-    to_stderr(&format!("calib: {message}\n"));
+    to_stderr(&format!("calib: {}\n", message_text(&message.to_string())));
 }
 
 /// `calib: error: <error>` on stderr: the message of a failed command.
 pub fn error(error: &Error) {
     to_stderr(&format!(
-        "calib: {} {error}\n",
-        stderr_word("error:", FAILURE)
+        "calib: {} {}\n",
+        stderr_word("error:", FAILURE),
+        message_text(&error.to_string())
     ));
 }
 

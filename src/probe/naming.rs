@@ -97,15 +97,20 @@ pub(crate) fn create_timings_file(
             ),
         )
     };
+    if out.exists() && !out.is_dir() {
+        return Err(Error::input(
+            Origin::Argument("--out".into()),
+            None,
+            format!(
+                "{} is a file, not a folder; --out names the folder that holds the timings files, e.g. --out $SCRATCH/calib-timings",
+                out.display()
+            ),
+        ));
+    }
     std::fs::create_dir_all(out)
         .map_err(|e| unwritable(format!("cannot create the folder {}", out.display()), e))?;
-    let partial = out.join(format!(
-        ".{}__{tag}.csv.partial-{}",
-        stratum.slug(),
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&partial); // a leftover of a killed process with our pid
-    let mut staged = Some(create(&partial, &unwritable)?);
+    let (partial, writer) = create_staged(out, stratum, tag, &unwritable)?;
+    let mut staged = Some(writer);
     for n in 1..=1000u32 {
         let tag = if n == 1 {
             tag.to_string()
@@ -117,7 +122,7 @@ pub(crate) fn create_timings_file(
             match std::fs::hard_link(&partial, &path) {
                 Ok(()) => {
                     let _ = std::fs::remove_file(&partial);
-                    return Ok((writer, tag, path));
+                    return Ok((writer.known_as(&path), tag, path));
                 }
                 Err(e) if e.kind() == ErrorKind::AlreadyExists => {
                     staged = Some(writer);
@@ -149,14 +154,44 @@ pub(crate) fn create_timings_file(
     )))
 }
 
-fn create(
-    path: &Path,
+/// The hidden staging file, created exclusively under a name no other
+/// process holds: `.<name>.partial-<pid>`, or with `-<n>` after it where that
+/// is taken (a leftover of a killed process with our pid, or another probe
+/// with our pid in its own pid namespace, writing to the same folder). A name
+/// found taken is never removed: it may be another probe's file.
+fn create_staged(
+    out: &Path,
+    stratum: &Stratum,
+    tag: &str,
     unwritable: &dyn Fn(String, std::io::Error) -> Error,
-) -> Result<TimingsWriter> {
-    TimingsWriter::create_new(path).map_err(|e| match e {
-        Error::Io { source, .. } => unwritable(format!("cannot create {}", path.display()), source),
-        other => other,
-    })
+) -> Result<(PathBuf, TimingsWriter)> {
+    let stem = format!(
+        ".{}__{tag}.csv.partial-{}",
+        stratum.slug(),
+        std::process::id()
+    );
+    for n in 0..1000u32 {
+        let path = if n == 0 {
+            out.join(&stem)
+        } else {
+            out.join(format!("{stem}-{n}"))
+        };
+        match TimingsWriter::create_new(&path) {
+            Ok(writer) => return Ok((path, writer)),
+            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => continue,
+            Err(Error::Io { source, .. }) => {
+                return Err(unwritable(
+                    format!("cannot create {}", path.display()),
+                    source,
+                ))
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    Err(Error::Failed(format!(
+        "{}: a thousand staging files of this task already exist ({stem}...); remove them",
+        out.display()
+    )))
 }
 
 pub(crate) fn file_path(out: &Path, stratum: &Stratum, tag: &str) -> PathBuf {
@@ -215,6 +250,42 @@ mod tests {
                 .unwrap()
                 .starts_with("run,stratum,unit,"));
         }
+    }
+
+    // Another probe with our pid (its own pid namespace) staging the same
+    // name in the same folder: its staging file is left alone, ours takes
+    // another name, and each run gets its own file.
+    #[test]
+    fn a_staging_name_taken_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let stratum = Stratum::parse("dataset=Y").unwrap();
+        let theirs = dir
+            .path()
+            .join(format!(".dataset-Y__t.csv.partial-{}", std::process::id()));
+        std::fs::write(&theirs, "run,stratum,unit,elapsed_s\nr,dataset=Y,1,1\n").unwrap();
+        let (mut writer, tag, path) = create_timings_file(dir.path(), &stratum, "t").unwrap();
+        assert_eq!(tag, "t");
+        assert_eq!(
+            std::fs::read_to_string(&theirs).unwrap(),
+            "run,stratum,unit,elapsed_s\nr,dataset=Y,1,1\n"
+        );
+        assert_eq!(writer.path(), path.as_path());
+        let row = crate::timings::TimingRow {
+            run: "r".into(),
+            stratum: stratum.clone(),
+            unit: 1,
+            elapsed_s: 1.0,
+            unit_s: None,
+            fingerprint: Default::default(),
+            end: None,
+        };
+        writer.append(&row).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        // A plain file as --out is named as such.
+        let Err(e) = create_timings_file(&theirs, &stratum, "t") else {
+            panic!("a file is no folder");
+        };
+        assert!(e.to_string().contains("is a file, not a folder"), "{e}");
     }
 
     #[test]

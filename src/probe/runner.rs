@@ -569,13 +569,16 @@ impl Recorder {
             let unit_s = elapsed - self.last_elapsed;
             let unit = self.units;
             self.append(ctx.writer, unit, elapsed, Some(unit_s), None);
-            self.last_elapsed = elapsed;
-            self.stats.push(unit_s);
-            self.stats.count_on(stream);
             if self.write_error.is_some() {
+                // Finished, but not in the file: the run's end row and the
+                // closing line count the units the file holds.
+                self.units -= 1;
                 process.stop(StopReason::WriteFailed);
                 return;
             }
+            self.last_elapsed = elapsed;
+            self.stats.push(unit_s);
+            self.stats.count_on(stream);
             if (unit as usize) <= ctx.show_units {
                 ctx.console.line(&format!(
                     "calib: unit {unit} at {} ({stream}): {}",

@@ -7,6 +7,11 @@
 //! `sbatch --signal=USR1@60` warns a job before its walltime, and must not kill
 //! calib by the default action), and `CHLD` (the command changed state).
 //!
+//! `XFSZ` (a file-size limit, `ulimit -f`, reached by a timings row) gets a
+//! handler that does nothing: the write then fails (`EFBIG`) and calib says
+//! so and ends the run as on a full disk, instead of dying without a word. A
+//! handled signal is back to its default in the command after its `exec`.
+//!
 //! A signal the terminal sent (Ctrl-C: `si_code == SI_KERNEL`) already reached
 //! every process of the foreground group, the command included when it shares
 //! calib's group; the loop then does not send it a second time.
@@ -34,6 +39,9 @@ static FROM_TERMINAL: AtomicU64 = AtomicU64::new(0);
 const SI_KERNEL: i32 = libc::SI_KERNEL;
 #[cfg(not(target_os = "linux"))]
 const SI_KERNEL: i32 = i32::MIN;
+
+/// `XFSZ`: nothing to do, the write that went past the limit fails.
+extern "C" fn on_file_size_limit(_sig: libc::c_int) {}
 
 extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // Only async-signal-safe work: atomics and write(2); errno is preserved.
@@ -109,6 +117,17 @@ impl SignalGuard {
                     ));
                 }
                 previous.push((*sig, old));
+            }
+        }
+        // SAFETY: as above, with a handler that touches nothing.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_file_size_limit as *const () as usize;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGXFSZ, &action, &mut old) == 0 {
+                previous.push((libc::SIGXFSZ, old));
             }
         }
         Ok(SignalGuard {

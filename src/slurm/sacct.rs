@@ -286,6 +286,9 @@ fn pending_range(spec: &str) -> std::result::Result<Option<u64>, String> {
             Some(n) => Err(format!(
                 "array index {n} is past the largest Slurm allows ({MAX_ARRAY_INDEX})"
             )),
+            None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => Err(format!(
+                "array index {text} is past the largest Slurm allows ({MAX_ARRAY_INDEX})"
+            )),
             None => Err(format!(
                 "`{text}` in the array range is not an index (expected A, A-B or A-B:STEP, separated by commas)"
             )),

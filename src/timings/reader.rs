@@ -128,6 +128,9 @@ pub enum IngestWarning {
     },
     /// A file was empty (not even a header): skipped.
     EmptyFile { origin: String },
+    /// A file with its header and no row: a probe stopped before its
+    /// first unit finished (killed at startup, or its command failed first).
+    HeaderOnly { origin: String },
     /// A `*.csv` entry of a folder that is not a regular file (a FIFO, a
     /// socket, a device): skipped, since reading it could block forever.
     NotARegularFile { path: PathBuf },
@@ -218,6 +221,11 @@ impl fmt::Display for IngestWarning {
             IngestWarning::EmptyFile { origin } => write!(
                 f,
                 "{origin}: the file is empty (a task killed before its first row?); skipped it"
+            ),
+            IngestWarning::HeaderOnly { origin } => write!(
+                f,
+                "{origin}: the file has its header and no row (a probe stopped before its first \
+                 unit finished: killed at startup, or its command failed first); it adds no run"
             ),
             IngestWarning::EmptyFolder { path, subfolders } if !subfolders.is_empty() => {
                 // A few named, shell-quoted (ready to paste), and the count.
@@ -959,6 +967,14 @@ fn read_table(
     if first_line.contains(&0) {
         return Err(nul_byte(origin, 1, &TABLE));
     }
+    if bytes[first_line.len()..]
+        .iter()
+        .all(u8::is_ascii_whitespace)
+    {
+        warnings.push(IngestWarning::HeaderOnly {
+            origin: origin.to_string(),
+        });
+    }
     let mut header_reader = csv::ReaderBuilder::new()
         .flexible(true)
         .has_headers(true)
@@ -1439,8 +1455,15 @@ impl Table<'_> {
         // calib's own `unit_s` column (read with `--time-col unit_s
         // --per-unit`) it is always empty, the row being no unit.
         let bad_time = || {
+            // Only a number too large for seconds hints at another unit.
+            let hint = match time_text.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && v > MAX_SECONDS => {
+                    " (a time in milliseconds, or a timestamp?)"
+                }
+                _ => "",
+            };
             bad(format!(
-                "`{}` is `{}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT} (a time in milliseconds, or a timestamp?)",
+                "`{}` is `{}`; expected a number of seconds from 0 to {MAX_SECONDS_TEXT}{hint}",
                 options.time_col,
                 excerpt(time_text)
             ))
@@ -1629,13 +1652,28 @@ fn finish_run(
     if let (Some((_, end_unit, _, end_place)), Some((unit, _, place))) =
         (&builder.end, builder.points.last())
     {
+        if unit > end_unit && end_place.file == place.file && end_place.line > place.line {
+            // The end row comes after the unit rows it miscounts: it is the
+            // row at fault.
+            return Err(Error::input(
+                at(end_place),
+                Some(end_place.line),
+                format!(
+                    "run `{}`: its end row says {} completed, but line {} is a row for unit {unit}; expected the end row's unit to count every unit the run finished",
+                    builder.run,
+                    crate::output::count(*end_unit, "unit", "units"),
+                    place.line
+                ),
+            ));
+        }
         if unit > end_unit {
             return Err(Error::input(
                 at(place),
                 Some(place.line),
                 format!(
-                    "run `{}` has a row for unit {unit}, beyond its end row's {end_unit} units completed ({}, line {}); expected the end row to close the run (two runs under one run id?)",
+                    "run `{}` has a row for unit {unit}, beyond its end row's {} completed ({}, line {}); expected the end row to close the run (two runs under one run id?)",
                     builder.run,
+                    crate::output::count(*end_unit, "unit", "units"),
                     at(end_place),
                     end_place.line
                 ),

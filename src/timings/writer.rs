@@ -36,6 +36,12 @@ pub struct TimingsWriter {
     file: File,
     path: PathBuf,
     line: Vec<u8>,
+    /// The bytes of the whole rows written: where the file is cut back to
+    /// when a row could not be written whole.
+    whole_rows_len: u64,
+    /// A part of a row stayed in the file (it could not be cut back): no
+    /// row is appended after it, where it would be glued to that part.
+    cut_row_stays: bool,
 }
 
 impl TimingsWriter {
@@ -50,6 +56,8 @@ impl TimingsWriter {
             file,
             path: path.to_path_buf(),
             line: Vec::with_capacity(256),
+            whole_rows_len: 0,
+            cut_row_stays: false,
         };
         writer.write_record(&HEADER.map(String::from))?;
         Ok(writer)
@@ -59,18 +67,49 @@ impl TimingsWriter {
         &self.path
     }
 
+    /// The writer of the same file under the name it was linked to
+    /// (`calib probe` stages a file under a hidden name, then links it), so
+    /// that messages name the file the user sees.
+    pub(crate) fn known_as(mut self, path: &Path) -> TimingsWriter {
+        self.path = path.to_path_buf();
+        self
+    }
+
     /// Appends one row and hands it to the kernel before returning.
     pub fn append(&mut self, row: &TimingRow) -> Result<()> {
         self.write_record(&fields_of(row))
     }
 
     fn write_record(&mut self, fields: &[String]) -> Result<()> {
+        if self.cut_row_stays {
+            return Err(Error::Failed(format!(
+                "{} ends in part of a row that could not be written whole nor removed; \
+                 nothing more is appended to it (calib fit skips that last part)",
+                self.path.display()
+            )));
+        }
         self.line.clear();
         format_record(fields, &mut self.line)?;
         // One write call per row: a kill cannot leave half of an earlier row.
-        self.file
-            .write_all(&self.line)
-            .map_err(|e| Error::io(format!("cannot append to {}", self.path.display()), e))
+        match self.file.write_all(&self.line) {
+            Ok(()) => {
+                self.whole_rows_len += self.line.len() as u64;
+                Ok(())
+            }
+            Err(e) => {
+                // A full disk or a file-size limit can take part of a row: cut
+                // the file back to its whole rows, so that the next row (the
+                // run's end, once space is back) does not continue that part
+                // and make the line unreadable.
+                if self.file.set_len(self.whole_rows_len).is_err() {
+                    self.cut_row_stays = true;
+                }
+                Err(Error::io(
+                    format!("cannot append to {}", self.path.display()),
+                    e,
+                ))
+            }
+        }
     }
 }
 
