@@ -50,7 +50,9 @@ pub struct FitArgs {
 
     /// Write the model (calib-model.json) here, atomically: a temporary file in the
     /// same folder renamed over the target, so a reader never sees half a file.
-    /// Example: `-o calib-model.json`, then `calib budget --model calib-model.json`.
+    /// A file replaced keeps its mode; a write-protected one (chmod a-w) is
+    /// refused. Example: `-o calib-model.json`, then `calib budget --model
+    /// calib-model.json`.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
