@@ -129,6 +129,22 @@ fn man_out_dir_must_exist() {
     assert!(!missing.exists());
 }
 
+/// A page that cannot be written (a folder where calib-fit.1 goes) is found
+/// before any page is written: the set is left as it was.
+#[test]
+fn man_out_dir_writes_no_page_when_one_cannot_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("calib-fit.1")).unwrap();
+    let out = calib(&["man", "--out-dir", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("calib-fit.1"), "{}", stderr(&out));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["calib-fit.1"]);
+}
+
 #[test]
 fn man_pages_format_without_warnings() {
     // groff comes with man-db on Debian; a machine without it cannot check this.

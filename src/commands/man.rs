@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::CommandFactory;
 
-use crate::atomic::{write_file, IfExists};
+use crate::atomic::{check_replaceable, write_file, IfExists};
 use crate::cli::Cli;
 use crate::error::{Error, Origin, Result};
 use crate::output;
@@ -49,11 +49,19 @@ pub fn run(args: &ManArgs) -> Result<i32> {
         }
         let mut pages = vec![page(command.clone())];
         pages.extend(nested(&command).into_iter().map(page));
+        // Every page rendered and every target looked at before the first is
+        // written: a page that cannot be written (a folder in its place)
+        // leaves the set as it was, not half old and half new.
+        let mut rendered = Vec::with_capacity(pages.len());
         for man in pages {
             let mut roff = Vec::new();
             man.render(&mut roff)
                 .map_err(|e| Error::io("cannot render a manual page", e))?;
             let path = dir.join(man.get_filename());
+            check_replaceable(&path)?;
+            rendered.push((path, roff));
+        }
+        for (path, roff) in rendered {
             write_file(&path, &roff, IfExists::Replace)?;
             output::note(format!("wrote {}", path.display()));
         }
