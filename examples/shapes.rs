@@ -18,8 +18,8 @@
 //! coming; and the last unit up to which the run's cost, leaving out its level
 //! and its 3% unit noise, stays within 1% of its first unit's. A probe whose
 //! runs all stop by then is a constant cost to within a trend that its own unit
-//! noise hides: it carries nothing of what follows, and every method must budget
-//! it as it budgets a constant-cost program.
+//! noise hides: whatever the campaign does later, such a probe is distributed
+//! as a constant-cost program's, and every method budgets it as it budgets one.
 
 use std::fmt::Write as _;
 use std::io::Write as _;

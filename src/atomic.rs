@@ -278,7 +278,8 @@ fn write_at_target(
     // A file replaced keeps its mode (a model shared with a group stays so).
     if if_exists == IfExists::Replace {
         if let Ok(meta) = std::fs::metadata(&target) {
-            let mode = std::fs::Permissions::from_mode(meta.permissions().mode() & 0o7777);
+            // Not the set-id bits: a file calib writes is no program.
+            let mode = std::fs::Permissions::from_mode(meta.permissions().mode() & 0o777);
             temp.as_file().set_permissions(mode).map_err(failed)?;
         }
     }
@@ -347,9 +348,9 @@ fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, 
                     Origin::file(path),
                     None,
                     format!(
-                        "{shown} is write-protected (mode {:o}); calib does not replace it: \
+                        "write-protected (mode {:o}): calib does not replace it; \
                          chmod u+w it, or give another path",
-                        meta.permissions().mode() & 0o7777
+                        meta.permissions().mode() & 0o777
                     ),
                 ));
             }

@@ -117,18 +117,7 @@ fn is_bidi_control(c: char) -> bool {
 /// `\u{1b}`), so that no value can end the comment and start a command, nor
 /// move the cursor to hide what the line says. Other text is kept as it is.
 pub(crate) fn comment_text(text: &str) -> String {
-    if !text.chars().any(disturbs_a_line) {
-        return text.to_string();
-    }
-    let mut safe = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if disturbs_a_line(c) {
-            let _ = write!(safe, "{}", c.escape_debug());
-        } else {
-            safe.push(c);
-        }
-    }
-    safe
+    escape_where(text, disturbs_a_line).into_owned()
 }
 
 /// A message of calib's own made safe for a terminal: as [`comment_text`],
@@ -137,13 +126,17 @@ pub(crate) fn comment_text(text: &str) -> String {
 /// environment variable), and an escape sequence there would act on the
 /// terminal instead of being read.
 pub(crate) fn message_text(text: &str) -> std::borrow::Cow<'_, str> {
-    let disturbs = |c: char| disturbs_a_line(c) && c != '\n' && c != '\t';
-    if !text.chars().any(disturbs) {
+    escape_where(text, |c| disturbs_a_line(c) && c != '\n' && c != '\t')
+}
+
+/// `text` with each character `escaped` picks written as its Rust escape.
+fn escape_where(text: &str, escaped: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(&escaped) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut safe = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if disturbs(c) {
+        if escaped(c) {
             let _ = write!(safe, "{}", c.escape_debug());
         } else {
             safe.push(c);

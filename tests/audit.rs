@@ -175,14 +175,18 @@ fn seed_case_7_through_the_binary_from_stdin_file_and_text() {
 /// override in it reaches the table escaped, not as a command to the terminal.
 #[test]
 fn job_names_reach_the_table_with_their_control_characters_escaped() {
-    let lines: Vec<String> = ["train\u{1b}[2J", "eval\u{202e}cba"]
-        .iter()
-        .enumerate()
-        .map(|(k, name)| {
-            let id = format!("{}", 7000 + k);
-            row(&id, &id, name, "TIMEOUT", "01:00:00", "01:00:00", "")
-        })
-        .collect();
+    // A state sacct printed that calib does not know is shown as text too.
+    let lines: Vec<String> = [
+        ("train\u{1b}[2J", "TIMEOUT"),
+        ("eval\u{202e}cba", "ODD\u{1b}[5m"),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(k, (name, state))| {
+        let id = format!("{}", 7000 + k);
+        row(&id, &id, name, state, "01:00:00", "01:00:00", "")
+    })
+    .collect();
     let text = format!("{HEADER}\n{}\n", lines.join("\n"));
     let out = bin().args(["audit", &text]).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -195,6 +199,7 @@ fn job_names_reach_the_table_with_their_control_characters_escaped() {
         shown.contains(r"train\u{1b}[2J") && shown.contains(r"eval\u{202e}cba"),
         "{shown}"
     );
+    assert!(shown.contains(r"ODD\u{1b}[5m"), "{shown}");
 }
 
 #[test]

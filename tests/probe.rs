@@ -501,7 +501,20 @@ fn bad_inputs_exit_2_and_name_the_input() {
             "--",
             "echo {rep}",
         ],
-        "--repeat",
+        "the value of --repeat:",
+    ));
+    cases.push((
+        vec![
+            "-s",
+            "k=v",
+            "--first-rep",
+            "18446744073709551615",
+            "--repeat",
+            "2",
+            "--",
+            "echo {rep}",
+        ],
+        "the value of --first-rep:",
     ));
     for (args, named) in cases {
         let out = run(probe(dir.path()).args(&args));

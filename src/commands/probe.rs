@@ -207,11 +207,17 @@ pub(crate) fn config_from(args: &ProbeArgs) -> Result<ProbeConfig> {
         ));
     }
     if args.first_rep.checked_add(args.repeat).is_none() {
+        // Named by the flag that took the sum past 2^64, the larger.
+        let flag = if args.first_rep > args.repeat {
+            "--first-rep"
+        } else {
+            "--repeat"
+        };
         return Err(Error::input(
-            Origin::Argument("--repeat".into()),
+            Origin::Argument(flag.into()),
             None,
             format!(
-                "--first-rep {} + --repeat {} is past 2^64; expected fewer repetitions",
+                "--first-rep {} + --repeat {} is past 2^64; expected repetition numbers below 2^64",
                 args.first_rep, args.repeat
             ),
         ));

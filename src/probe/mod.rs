@@ -101,8 +101,10 @@ pub(crate) struct ProbeConfig {
 /// calib's exit status: the command's (see `calib probe --help`).
 pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     let mut console = check_before_start(config)?;
-    let session = Session::open(config)?;
+    // Before the file is made: a file-size limit met by its header is then
+    // said too (XFSZ), and a stop request while it is made is kept for the loop.
     let signals = signals::SignalGuard::install()?;
+    let session = Session::open(config)?;
     console.line(&announcement(config, &session));
     let file = session.file.clone();
     let tally = run_all(config, session, &signals, &mut console)?;

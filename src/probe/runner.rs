@@ -620,9 +620,11 @@ impl Recorder {
             self.append(writer, self.units, elapsed_s, None, Some(end.clone()));
             return self.units;
         };
-        let completed = *end == RunEnd::Exit(0) && stopped.is_none();
+        let mut completed = *end == RunEnd::Exit(0) && stopped.is_none();
         if completed {
             self.append(writer, length, elapsed_s, None, None);
+            // A run-length row not written is no completed run in the file.
+            completed = self.write_error.is_none();
         }
         let done = if completed { length } else { 0 };
         self.append(writer, done, elapsed_s, None, Some(end.clone()));

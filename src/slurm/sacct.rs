@@ -273,29 +273,42 @@ fn pending_range(spec: &str) -> std::result::Result<Option<u64>, String> {
         None => spec,
     };
     let (body, cut) = match body.strip_suffix("...") {
-        // The part before the cut may itself be cut inside a range (`7-`).
-        Some(kept) => (kept.trim_end_matches([',', '-', ':']), true),
+        Some(kept) => (kept, true),
         None => (body, false),
     };
     if body.is_empty() && !cut {
         return Err("the array range is empty".to_string());
     }
-    let index = |text: &str| -> std::result::Result<u64, String> {
-        match number(text) {
-            Some(n) if n <= MAX_ARRAY_INDEX => Ok(n),
-            Some(n) => Err(format!(
-                "array index {n} is past the largest Slurm allows ({MAX_ARRAY_INDEX})"
-            )),
-            None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => Err(format!(
-                "array index {text} is past the largest Slurm allows ({MAX_ARRAY_INDEX})"
-            )),
-            None => Err(format!(
-                "`{text}` in the array range is not an index (expected A, A-B or A-B:STEP, separated by commas)"
-            )),
+    let not_an_index = |text: &str| {
+        format!(
+            "`{text}` in the array range is not an index (expected A, A-B or A-B:STEP, separated by commas)"
+        )
+    };
+    let mut parts: Vec<&str> = body.split(',').collect();
+    if cut {
+        // Slurm writes the dots over the end of a full buffer, so the last
+        // element may be any beginning of one (`100-10` of `100-105`): only
+        // its characters can be checked.
+        let partial = parts.pop().unwrap_or_default();
+        if !partial
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'-' || b == b':')
+        {
+            return Err(not_an_index(partial));
         }
+    }
+    let index = |text: &str| -> std::result::Result<u64, String> {
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(not_an_index(text));
+        }
+        number(text)
+            .filter(|&n| n <= MAX_ARRAY_INDEX)
+            .ok_or_else(|| {
+                format!("array index {text} is past the largest Slurm allows ({MAX_ARRAY_INDEX})")
+            })
     };
     let mut total = 0u64;
-    for part in body.split(',').filter(|p| !(cut && p.is_empty())) {
+    for part in parts {
         let (range, step) = match part.split_once(':') {
             Some((range, step)) => match number(step) {
                 Some(step) if step > 0 => (range, step),
@@ -1053,6 +1066,9 @@ mod tests {
             "1234_[2,4,...",
             "1234_[2,4,6,...%9]",
             "1234_[1-3,7-...]",
+            // The dots written over half of a range: `100-10` of `100-105`.
+            "1234_[10-15,20-25,30-35,40-45,50-55,60-65,70-75,80-85,90-95,100-10...]",
+            "1234_[2,4,...]",
         ] {
             let j = JobId::parse(cut).unwrap_or_else(|e| panic!("{cut}: {e}"));
             assert!(

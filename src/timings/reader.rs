@@ -224,8 +224,8 @@ impl fmt::Display for IngestWarning {
             ),
             IngestWarning::HeaderOnly { origin } => write!(
                 f,
-                "{origin}: the file has its header and no row (a probe stopped before its first \
-                 unit finished: killed at startup, or its command failed first); it adds no run"
+                "{origin}: the file has its header and no row (a probe before its first unit: \
+                 still starting, killed at startup, or its command failed first); it adds no run"
             ),
             IngestWarning::EmptyFolder { path, subfolders } if !subfolders.is_empty() => {
                 // A few named, shell-quoted (ready to paste), and the count.

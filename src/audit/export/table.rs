@@ -19,7 +19,8 @@ fn states(usage: &Usage) -> String {
     usage
         .states
         .iter()
-        .map(|(state, n)| format!("{state} {n}"))
+        // A state sacct printed that calib does not know is shown as text.
+        .map(|(state, n)| format!("{} {n}", comment_text(&state.to_string())))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -149,11 +150,7 @@ fn write_notes(audit: &Audit, out: &mut dyn io::Write) -> io::Result<()> {
             }
         }
         for advice in &g.advice {
-            writeln!(
-                out,
-                "  {group}: advice: {}",
-                comment_text(&advice.to_string())
-            )?;
+            writeln!(out, "  {group}: advice: {advice}")?;
         }
     }
     Ok(())
