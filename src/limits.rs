@@ -173,8 +173,23 @@ pub(crate) const JOB_SCRIPT: Bounds = Bounds {
     binary_format: None,
 };
 
-/// The largest number of units in a run, or tasks in a stratum.
+/// The largest number of units in a run, or tasks in a stratum (a grid's
+/// `units` and `tasks`, `--units`, `--tasks`, a timings row's `unit`): far
+/// above any real campaign, small enough that sums of tasks x seconds cannot
+/// overflow.
 pub(crate) const MAX_COUNT: u64 = 1_000_000_000;
+
+/// A count of units, tasks or runs given as text: a whole number from 1 to
+/// [`MAX_COUNT`]; `None` for anything else (one past 2^64 included).
+pub(crate) fn parse_count(text: &str) -> Option<u64> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (1..=MAX_COUNT).contains(n))
+}
+
+/// What [`parse_count`] takes, for messages.
+pub(crate) const COUNT_EXPECTED: &str = "a whole number from 1 to 1000000000";
 
 /// The longest duration accepted as measured: 10 years of 365.25 days, in seconds.
 pub(crate) const MAX_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
@@ -577,6 +592,16 @@ fn too_large(origin: &Origin, bounds: &Bounds) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_read_and_said_with_one_bound() {
+        assert!(COUNT_EXPECTED.ends_with(&MAX_COUNT.to_string()));
+        assert_eq!(parse_count(" 7 "), Some(7));
+        assert_eq!(parse_count("1000000000"), Some(MAX_COUNT));
+        for bad in ["0", "1000000001", "18446744073709551616", "-1", "1.5", ""] {
+            assert_eq!(parse_count(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn excerpts_keep_short_values_and_cut_long_ones() {

@@ -14,11 +14,6 @@ use crate::campaign::grid::CampaignGrid;
 use crate::error::{Error, Origin, Result};
 use crate::stratum::Stratum;
 
-/// The largest `units` or `tasks` a grid may give (also the bound of `--units`
-/// and `--tasks`, and of a timings row's `unit`): far above any real campaign,
-/// small enough that sums of tasks x seconds cannot overflow.
-pub(crate) use crate::limits::MAX_COUNT;
-
 /// A sizes CSV line starting with this byte is a comment.
 const COMMENT: u8 = b'#';
 
@@ -157,10 +152,11 @@ impl Grid {
             let count = |col: Option<usize>, name: &str| -> Result<Option<u64>> {
                 match col.map(|c| record.get(c).unwrap_or("").trim()) {
                     None | Some("") => Ok(None),
-                    Some(text) => match text.parse::<u64>() {
-                        Ok(n) if (1..=MAX_COUNT).contains(&n) => Ok(Some(n)),
-                        _ => Err(bad(format!(
-                            "`{name}` is `{text}`; expected a whole number from 1 to {MAX_COUNT}"
+                    Some(text) => match crate::limits::parse_count(text) {
+                        Some(n) => Ok(Some(n)),
+                        None => Err(bad(format!(
+                            "`{name}` is `{text}`; expected {}",
+                            crate::limits::COUNT_EXPECTED
                         ))),
                     },
                 }

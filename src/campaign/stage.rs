@@ -701,13 +701,13 @@ impl Stage2Array {
         }
         let units = match variable("CALIB_UNITS") {
             None => None,
-            Some(text) => match text.parse::<u64>() {
-                Ok(n) if (1..=crate::limits::MAX_COUNT).contains(&n) => Some(n),
-                _ => {
+            Some(text) => match crate::limits::parse_count(text) {
+                Some(n) => Some(n),
+                None => {
                     return Err(format!(
-                        "its CALIB_UNITS is `{}`; expected a whole number of units from 1 to {}",
+                        "its CALIB_UNITS is `{}`; expected {} (units)",
                         excerpt(text),
-                        crate::limits::MAX_COUNT
+                        crate::limits::COUNT_EXPECTED
                     ))
                 }
             },

@@ -54,11 +54,8 @@ impl PartitionArgs {
 /// [`crate::limits::MAX_COUNT`], one message for every other value (one past
 /// 2^64 included, which a plain integer parser words otherwise).
 pub fn count(text: &str) -> Result<u64, String> {
-    let most = crate::limits::MAX_COUNT;
-    match text.trim().parse::<u64>() {
-        Ok(n) if (1..=most).contains(&n) => Ok(n),
-        _ => Err(format!("expected a whole number from 1 to {most}")),
-    }
+    crate::limits::parse_count(text)
+        .ok_or_else(|| format!("expected {}", crate::limits::COUNT_EXPECTED))
 }
 
 /// `--confidence P`: a one-sided confidence above 0.5 (below it, a bound

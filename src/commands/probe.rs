@@ -100,7 +100,7 @@ pub struct ProbeArgs {
     /// --grace), record `end=limit` and exit 0: probe a long run briefly. A
     /// handful of units shows startup and per-unit cost; more show the trend.
     /// Example: --units 5
-    #[arg(short = 'n', long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_name = "K", value_parser = crate::commands::flags::count)]
     pub units: Option<u64>,
 
     /// Run the command R times, one after the other, each a run of its own (its
