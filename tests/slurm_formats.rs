@@ -805,6 +805,14 @@ fn cluster_lines_comments_blanks_and_separators() {
         ],
         Some("cpubase_bycore_b1"),
     );
+    // sbatch submits where it runs: the note says whose partitions these are.
+    assert!(
+        list.notes.iter().any(|n| n.contains("--clusters=narval")),
+        "{:?}",
+        list.notes
+    );
+    let list = parse_partitions("x 1:00:00\n", &Origin::Stdin).unwrap();
+    assert!(list.notes.is_empty(), "{:?}", list.notes);
 
     // `sinfo -M` repeats the header after each CLUSTER line.
     let text = "CLUSTER: a\nPARTITION AVAIL TIMELIMIT\nx* up 1:00:00\n\

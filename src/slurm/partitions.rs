@@ -595,6 +595,14 @@ impl<'a> Reader<'a> {
                  only the name and the limit"
             ));
         }
+        if let Some((name, _)) = &self.cluster {
+            // sbatch submits to the cluster of the machine it runs on, not
+            // to the one whose partitions were listed.
+            notes.push(format!(
+                "the partitions are cluster {name}'s (its CLUSTER: line, sinfo -M): submit on \
+                 {name}, or add --clusters={name} to each sbatch line"
+            ));
+        }
         Ok(PartitionList {
             partitions: self.partitions,
             cluster: self.cluster.map(|(name, _)| name),
