@@ -127,7 +127,14 @@ impl SignalGuard {
             libc::sigemptyset(&mut action.sa_mask);
             let mut old: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(libc::SIGXFSZ, &action, &mut old) == 0 {
-                previous.push((libc::SIGXFSZ, old));
+                if old.sa_sigaction == libc::SIG_IGN {
+                    // Ignored already (by whoever started calib): the write
+                    // fails all the same, and the command keeps inheriting
+                    // the ignore, as it did before calib.
+                    libc::sigaction(libc::SIGXFSZ, &old, std::ptr::null_mut());
+                } else {
+                    previous.push((libc::SIGXFSZ, old));
+                }
             }
         }
         Ok(SignalGuard {
