@@ -970,9 +970,28 @@ fn hostile_stage_two_lines_are_refused_or_reach_sbatch_as_text() {
             stderr(&out)
         );
     }
-    let in_words = [
+    // A value with an unquoted space is two words, and sbatch would run the
+    // second as the script: refused, naming it.
+    for (k, middle) in [
         format!("--job-name=$(touch {p})"),
         format!("--job-name=`touch {p}`"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let i = 50 + k;
+        let line = sbatch(middle);
+        let out = stage(i, &line);
+        assert_eq!(out.status.code(), Some(2), "{line}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("stage2-{i}.sh, line 2:"))
+                && stderr(&out).contains("as the script"),
+            "{line}: {}",
+            stderr(&out)
+        );
+        assert!(!sentinel.exists());
+    }
+    let in_words = [
         format!("--comment=x;touch${{IFS}}{p}"),
         format!("--comment=x|touch${{IFS}}{p}"),
         format!("--comment=x&touch${{IFS}}{p}"),

@@ -429,23 +429,45 @@ fn same_submission(
     grid: &CampaignGrid,
     grid_file: &Path,
 ) -> Result<(Vec<Stage2Array>, String)> {
-    let origin = &plan.stage2_origin;
+    check_submission(
+        &plan.stage2,
+        &plan.stage2_origin,
+        grid,
+        grid_file,
+        Some(&plan.script),
+    )
+}
+
+/// [`same_submission`] of a stage 2 and its grid, running `script`, or where
+/// `script` is `None` (`calib stage check`, whose trigger keeps no script)
+/// the one script every line runs.
+fn check_submission(
+    stage2: &str,
+    origin: &Origin,
+    grid: &CampaignGrid,
+    grid_file: &Path,
+    script: Option<&str>,
+) -> Result<(Vec<Stage2Array>, String)> {
     let expected = || {
         format!(
             "expected the stage-2 submission of this grid: the output of `calib budget --grid {} \
              --format sbatch --script {}` (its sbatch lines export CALIB_GRID={})",
-            quote(&plan.grid_path.to_string_lossy()),
-            quote(&plan.script),
+            quote(&grid_file.to_string_lossy()),
+            quote(script.unwrap_or("SCRIPT")),
             grid_file.display()
         )
     };
-    let lines = read_stage2(&plan.stage2, origin)?;
-    let mut arrays = Vec::new();
+    let lines = read_stage2(stage2, origin)?;
+    let mut arrays: Vec<Stage2Array> = Vec::new();
+    // The stratum of each line so far (as the grid names it), and its line.
+    let mut submitted_strata: Vec<(String, u64)> = Vec::new();
+    let mut first_script: Option<String> = None;
     for line in &lines {
         let Stage2Line::Sbatch { line, words } = line else {
             continue;
         };
         let at = Some(*line);
+        sbatch_shape(words).map_err(|why| Error::input(origin.clone(), at, why))?;
         let variable = |name: &str| {
             words
                 .iter()
@@ -494,25 +516,54 @@ fn same_submission(
             ));
         }
         let submitted = words.last().map(String::as_str).unwrap_or_default();
-        if resolved(Path::new(submitted)) != resolved(Path::new(&plan.script)) {
+        match script {
+            Some(script) if resolved(Path::new(submitted)) != resolved(Path::new(script)) => {
+                return Err(Error::input(
+                    origin.clone(),
+                    at,
+                    format!(
+                        "stage 2 runs the script {submitted}, and --script is {script}: the smoke \
+                         must run the script stage 2 runs (give --script {})",
+                        quote(submitted)
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => match &first_script {
+                Some(first) if resolved(Path::new(submitted)) != resolved(Path::new(first)) => {
+                    return Err(Error::input(
+                        origin.clone(),
+                        at,
+                        format!(
+                            "this line runs the script {submitted}, and the ones before it {first}: \
+                             the smoke ran one script for all of stage 2"
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None => first_script = Some(submitted.to_string()),
+            },
+        }
+        let stratum = within_grid(grid, words, variable("CALIB_STRATUM"))
+            .map_err(|why| Error::input(origin.clone(), at, why))?;
+        // A stratum submitted twice runs each of its cells twice, each
+        // writing the other's output.
+        if let Some((_, first)) = submitted_strata.iter().find(|(s, _)| *s == stratum) {
             return Err(Error::input(
                 origin.clone(),
                 at,
                 format!(
-                    "stage 2 runs the script {submitted}, and --script is {}: the smoke must run \
-                     the script stage 2 runs (give --script {})",
-                    plan.script,
-                    quote(submitted)
+                    "stratum {} is submitted here and on line {first}: each of its cells would \
+                     run twice and write the same output; keep one line per stratum",
+                    crate::stratum::display_name(&stratum)
                 ),
             ));
         }
-        within_grid(grid, words, variable("CALIB_STRATUM"))
-            .map_err(|why| Error::input(origin.clone(), at, why))?;
+        submitted_strata.push((stratum, *line));
     }
     // Budget writes a comment per stratum; a stratum without a submittable
     // time (over_cap, unsupported) gets no live sbatch line.
-    let strata = plan
-        .stage2
+    let strata = stage2
         .lines()
         .filter(|l| l.starts_with("# stratum "))
         .count();
@@ -547,7 +598,7 @@ fn within_grid(
     grid: &CampaignGrid,
     words: &[String],
     stratum: Option<&str>,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<String, String> {
     let cells = |s: &StratumCells| {
         let n = s.cells.len();
         format!(
@@ -595,8 +646,136 @@ fn within_grid(
             n.saturating_sub(1),
             grid.origin
         )),
-        Some(_) => Ok(()),
+        Some(_) => Ok(s.stratum.clone()),
     }
+}
+
+/// sbatch's options that take no value, when given without `=` (long) or
+/// alone (short): every other option takes the next word as its value.
+/// From sbatch.1: `--contiguous`, `--exclusive`, `--get-user-env`, `-h`,
+/// `-H`, `--ignore-pbs`, `-k`, `--nice`, `-O`, `--parsable`, `--propagate`,
+/// `-Q`, `--reboot`, `--requeue`, `--no-requeue`, `-s`, `--spread-job`,
+/// `--test-only`, `--usage`, `--use-min-nodes`, `-v`, `-V`, `-W`.
+const SBATCH_FLAGS: [&str; 32] = [
+    "--contiguous",
+    "--exclusive",
+    "--get-user-env",
+    "--help",
+    "-h",
+    "--hold",
+    "-H",
+    "--ignore-pbs",
+    "--no-kill",
+    "-k",
+    "--nice",
+    "--overcommit",
+    "-O",
+    "--parsable",
+    "--propagate",
+    "--quiet",
+    "-Q",
+    "--reboot",
+    "--requeue",
+    "--no-requeue",
+    "--oversubscribe",
+    "-s",
+    "--spread-job",
+    "--test-only",
+    "--usage",
+    "--use-min-nodes",
+    "--verbose",
+    "-v",
+    "--version",
+    "-V",
+    "--wait",
+    "-W",
+];
+
+/// Checks the shape of an `sbatch` line as budget writes it: the script is
+/// the first word after the options, as sbatch reads it, and the last word
+/// (the words after it would be the script's arguments: a hand edit, or a
+/// value split by the shell, `--job-name=$(x) y`); `--array` and `--export`
+/// given once, each of calib's variables exported once (sbatch takes the
+/// last, calib would check the first); and not `--export=NONE`, which the
+/// smoke (`ALL`) does not vouch for.
+fn sbatch_shape(words: &[String]) -> std::result::Result<(), String> {
+    let mut k = 1;
+    let script_at = loop {
+        let Some(word) = words.get(k) else {
+            return Err(
+                "this sbatch line names no script to run; budget's lines end with it".into(),
+            );
+        };
+        if word == "--" {
+            break k + 1;
+        }
+        let takes_next = if word.starts_with("--") {
+            !word.contains('=') && !SBATCH_FLAGS.contains(&word.as_str())
+        } else if word.starts_with('-') && word.len() > 1 {
+            word.chars().count() == 2 && !SBATCH_FLAGS.contains(&word.as_str())
+        } else {
+            break k;
+        };
+        k += if takes_next { 2 } else { 1 };
+    };
+    match words.get(script_at) {
+        Some(_) if script_at + 1 == words.len() => {}
+        Some(script) => {
+            return Err(format!(
+                "sbatch runs `{}` as the script (the first word after the options) and gives it the \
+                 {} word(s) after it as arguments; budget's lines end with the script alone (a value \
+                 with a space or `$(...)` must be quoted)",
+                comment_text(script),
+                words.len() - script_at - 1
+            ))
+        }
+        None => return Err("this sbatch line names no script after `--`".into()),
+    }
+    let options = &words[1..script_at];
+    let given = |long: &str, short: Option<&str>| {
+        options
+            .iter()
+            .filter(|w| {
+                w.strip_prefix(long)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+                    || short.is_some_and(|s| w.starts_with(s))
+            })
+            .count()
+    };
+    for (long, short) in [("--array", Some("-a")), ("--export", None)] {
+        if given(long, short) > 1 {
+            return Err(format!(
+                "{long} is given more than once: sbatch takes the last, calib checked the first; give it once"
+            ));
+        }
+    }
+    let exported: Vec<&str> = options
+        .iter()
+        .filter_map(|w| w.strip_prefix("--export="))
+        .flat_map(|list| list.split(','))
+        .collect();
+    if exported
+        .first()
+        .is_some_and(|v| v.eq_ignore_ascii_case("NONE"))
+    {
+        return Err(
+            "--export=NONE: the job would not see your environment (PATH, to find calib), which \
+             the smoke ran with (ALL); export ALL as budget writes it"
+                .into(),
+        );
+    }
+    for name in ["CALIB_STRATUM", "CALIB_UNITS", GRID_VARIABLE] {
+        let times = exported
+            .iter()
+            .filter(|kv| kv.split_once('=').is_some_and(|(k, _)| k == name))
+            .count();
+        if times > 1 {
+            return Err(format!(
+                "{name} is exported {times} times: sbatch takes the last, calib checked the first; export it once"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The value of an sbatch line's `--array` (`--array=V`, `--array V` or
@@ -955,8 +1134,11 @@ impl Trigger {
             )
         })?;
         // Printed for the user to run when every check passes: written again
-        // from its words as `calib stage` does, whoever wrote the file.
-        trigger.stage2 = rewritten_stage2(&trigger.stage2, &origin).map_err(|e| match e {
+        // from its words as `calib stage` does, whoever wrote the file, and
+        // checked again against its grid as `calib stage` checked it (a
+        // trigger is a text file: an edit since must not reach the user's
+        // shell unchecked).
+        let in_stage2 = |e: Error| match e {
             Error::Input {
                 line: Some(line),
                 message,
@@ -967,7 +1149,17 @@ impl Trigger {
                 format!("stage2, its line {line}: {message}"),
             ),
             other => other,
-        })?;
+        };
+        trigger.stage2 = rewritten_stage2(&trigger.stage2, &origin).map_err(in_stage2)?;
+        let grid = CampaignGrid::load(Path::new(&trigger.grid))?;
+        check_submission(
+            &trigger.stage2,
+            &origin,
+            &grid,
+            Path::new(&trigger.grid),
+            None,
+        )
+        .map_err(in_stage2)?;
         if trigger.checks.is_empty() || trigger.tasks.len() < 2 {
             return Err(Error::input(
                 origin,
@@ -1442,6 +1634,69 @@ mod tests {
             + &line("d=b;m=y", "0");
         let staged = stage(&plan(dir.path(), &stage2)).unwrap();
         assert_ne!(staged.trigger.stratum, "d=b,m=y");
+    }
+
+    // What sbatch would run is what calib checks: the script is the first
+    // word after the options and must be the last; an option sbatch takes
+    // the last of is given once; a stratum is submitted once; and a trigger
+    // edited since is checked again when it is read.
+    #[test]
+    fn stage_two_runs_what_was_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("grid.toml"),
+            "stratum = [\"d\"]\noutput = \"out/{tag}.jsonl\"\nunits = 10\n[axes]\nd = [\"a\", \"b\"]\nseed = [1, 2]\n",
+        )
+        .unwrap();
+        let grid = std::fs::canonicalize(dir.path().join("grid.toml")).unwrap();
+        let grid = grid.display();
+        let export = |stratum: &str| {
+            format!("--export=ALL,CALIB_STRATUM={stratum},CALIB_UNITS=10,CALIB_GRID={grid}")
+        };
+        let refused = [
+            (format!("sbatch --array=0-1 {} other.sh work.sh\n", export("d=a")), "`other.sh` as the script"),
+            (format!("sbatch --array=0-1 --job-name x y {} work.sh\n", export("d=a")), "`y` as the script"),
+            (format!("sbatch --array=0-1 {} {} work.sh\n", export("d=a"), export("d=b")), "--export is given more than once"),
+            (format!("sbatch --array=0-1 -a 0 {} work.sh\n", export("d=a")), "--array is given more than once"),
+            (format!("sbatch --array=0-1 --export=ALL,CALIB_STRATUM=d=b,CALIB_STRATUM=d=a,CALIB_GRID={grid} work.sh\n"), "CALIB_STRATUM is exported 2 times"),
+            (format!("sbatch --array=0-1 --export=NONE,CALIB_STRATUM=d=a,CALIB_GRID={grid} work.sh\n"), "--export=NONE"),
+            (format!("sbatch --array=0-1 {e} work.sh\nsbatch --array=0-1 {e} work.sh\n", e = export("d=a")), "submitted here and on line 1"),
+        ];
+        for (stage2, why) in refused {
+            let e = stage(&plan(dir.path(), &stage2)).unwrap_err();
+            assert!(e.to_string().contains(why), "{stage2}: {e}");
+            assert_eq!(e.exit_code(), 2);
+        }
+        // Options with their values as separate words, and flags, still read.
+        let fine = format!(
+            "sbatch --parsable --array 0-1 -J smoke -p short --time 60 {} work.sh\n",
+            export("d=a")
+        );
+        let staged = stage(&plan(dir.path(), &fine)).unwrap();
+        // The trigger written, then edited to run another script: refused on reading.
+        let path = dir.path().join("trigger.toml");
+        let line = staged
+            .trigger
+            .stage2
+            .lines()
+            .find(|l| l.starts_with("sbatch"))
+            .unwrap();
+        for (edit, why) in [
+            (format!("{line}\n{line}"), "submitted here and on line"),
+            (
+                format!("{line}\n{}", line.replace("work.sh", "other.sh")),
+                "runs the script other.sh",
+            ),
+        ] {
+            std::fs::write(&path, staged.trigger_text.replace(line, &edit)).unwrap();
+            let e = Trigger::load(&path).unwrap_err();
+            assert!(
+                e.to_string().contains("stage2, its line") && e.to_string().contains(why),
+                "{e}"
+            );
+        }
+        std::fs::write(&path, &staged.trigger_text).unwrap();
+        assert!(Trigger::load(&path).is_ok());
     }
 
     // The smoke runs in the partition stage 2 gives its stratum, in each form
