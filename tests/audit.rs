@@ -961,7 +961,7 @@ fn text_without_job_ids_or_states_is_refused() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(stderr(&out).contains("counts states only"));
+    assert!(stderr(&out).contains("only the jobs' states can be counted"));
 }
 
 /// The arguments of an sbatch line that `calib budget --format sbatch` printed,

@@ -387,6 +387,52 @@ fn a_job_id_that_is_no_job_or_array_task_is_refused() {
     }
 }
 
+/// Two killed runs under one job id are two tasks' rows (a task's runs
+/// follow one another, and a kill ends the task): refused, naming both,
+/// rather than one line that resumes one of them.
+#[test]
+fn two_killed_runs_under_one_job_id_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let killed = std::fs::read_to_string(repo_file("data/campaign/timed-out-Y.csv")).unwrap();
+    assert!(killed.contains(",4242_2,") && killed.contains("campaign-Y-s2,"));
+    let path = dir.path().join("t.csv");
+    std::fs::write(
+        &path,
+        killed
+            .replace(",4242_2,", ",4242_1,")
+            .replace("campaign-Y-s2,", "campaign-Y-s2b,"),
+    )
+    .unwrap();
+    let out = calib()
+        .current_dir(repo_file(""))
+        .args([
+            "resume",
+            "data/spread-20.csv",
+            "--timings",
+            path.to_str().unwrap(),
+        ])
+        .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let err = stderr(&out);
+    for needle in ["t.csv", "campaign-Y-s1", "campaign-Y-s2b", "4242_1"] {
+        assert!(err.contains(needle), "`{needle}` not in {err}");
+    }
+    assert!(stdout(&out).is_empty());
+}
+
+/// sacct text whose header has no JobID or State is no sacct output, even
+/// without rows: refused, not read as "no task was killed".
+#[test]
+fn sacct_text_without_job_ids_or_states_is_refused_even_without_rows() {
+    for text in ["garbage", "JobID|Foo"] {
+        let out = resume(&["--sacct", text]);
+        assert_eq!(out.status.code(), Some(2), "{text}: {}", stdout(&out));
+        assert!(stderr(&out).contains("column"), "{text}: {}", stderr(&out));
+    }
+}
+
 /// A run with no job_id did not run as a Slurm job: nothing can resubmit
 /// it, and a line for it would be one more copy of its stratum's line, with
 /// no array index to tell which run it resumes. Timings with none at all (the

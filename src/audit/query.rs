@@ -82,11 +82,12 @@ impl SacctQuery {
 }
 
 /// Checks that `table` (read from `origin`) can be audited: without JobID or
-/// State it cannot (bad input); without elapsed and limit columns it can only
-/// count states, which the returned warnings say. A table without rows needs
-/// nothing.
+/// State it cannot (bad input), rows or not (a header without them is no
+/// sacct output: a word taken for a header, the wrong file); without elapsed
+/// and limit columns only states can be counted, which the returned warnings
+/// say where there are rows.
 pub(crate) fn check_columns(table: &SacctTable, origin: &Origin) -> Result<Vec<String>> {
-    if table.rows.is_empty() {
+    if table.rows.is_empty() && !table.had_header {
         return Ok(Vec::new());
     }
     for needed in ["JobID", "State"] {
@@ -102,10 +103,12 @@ pub(crate) fn check_columns(table: &SacctTable, origin: &Origin) -> Result<Vec<S
         }
     }
     let has = |a: &str, b: &str| table.column(a).or(table.column(b)).is_some();
-    if !has("Timelimit", "TimelimitRaw") || !has("Elapsed", "ElapsedRaw") {
+    if !table.rows.is_empty()
+        && (!has("Timelimit", "TimelimitRaw") || !has("Elapsed", "ElapsedRaw"))
+    {
         return Ok(vec![format!(
-            "without Elapsed and Timelimit columns, the audit counts states \
-             only; run sacct -P with --format={SACCT_FORMAT}"
+            "without Elapsed and Timelimit columns, only the jobs' states can be \
+             counted; run sacct -P with --format={SACCT_FORMAT}"
         )]);
     }
     Ok(Vec::new())
@@ -143,9 +146,16 @@ mod tests {
         assert!(check_columns(&table(full), &Origin::Stdin)
             .unwrap()
             .is_empty());
-        // No rows, nothing to audit and nothing missing.
-        assert!(check_columns(&table("JobName\n"), &Origin::Stdin)
-            .unwrap()
-            .is_empty());
+    }
+
+    // A header without JobID and State is no sacct output, rows or not.
+    #[test]
+    fn a_header_without_job_id_or_state_is_refused_without_rows_too() {
+        assert!(check_columns(&table("garbage\n"), &Origin::Stdin).is_err());
+        assert!(check_columns(&table("JobID|Foo\n"), &Origin::Stdin).is_err());
+        assert_eq!(
+            check_columns(&table("JobID|State\n"), &Origin::Stdin).unwrap(),
+            Vec::<String>::new()
+        );
     }
 }

@@ -208,8 +208,24 @@ pub fn check_tasks(timings: &Timings, units: u64, origin: Origin) -> Result<()> 
             ));
         }
     }
+    // One task's runs follow one another (calib probe --repeat), and a kill
+    // ends the task: two killed runs under one job id are two tasks' rows.
+    let mut killed_in: std::collections::HashMap<&str, &RunTimings> =
+        std::collections::HashMap::new();
     for run in &timings.runs {
         let killed = matches!(run.end, None | Some((RunEnd::Signal(_), _, _)));
+        if let (true, Some(job)) = (killed, run.fingerprint.job_id.as_deref()) {
+            if let Some(other) = killed_in.insert(job, run) {
+                return Err(Error::input(
+                    origin,
+                    None,
+                    format!(
+                        "runs `{}` and `{}` (stratum `{}`) were both killed under job id {job}: a task's runs follow one another and a kill ends it, so these are two tasks' rows under one id; expected each killed task's timings once, with its own job id",
+                        other.run, run.run, run.stratum
+                    ),
+                ));
+            }
+        }
         let reached = run.points.last().map_or(0, |p| p.0);
         if killed && reached > units {
             return Err(Error::input(
