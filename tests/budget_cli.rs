@@ -971,6 +971,24 @@ fn grid_refusals_name_the_file_and_line_and_a_probe_that_works() {
     );
     let err = refused("u.csv", "stratum,units,tasks\ndataset=Y,,3\n");
     assert_mentions(&err, &["u.csv, line 2:", "`dataset=Y` no units"]);
+    // More tasks than one array can hold anywhere (MaxArraySize <= 4000001).
+    let err = refused("t.csv", "stratum,units,tasks\ndataset=Y,100,1000000000\n");
+    assert_mentions(&err, &["t.csv, line 2:", "at most 4000001"]);
+    let out = budget(
+        dir.path(),
+        &[
+            "--model",
+            &model,
+            "--units",
+            "100",
+            "--tasks",
+            "4000002",
+            "--partitions",
+            "b 1-00:00:00",
+        ],
+        2,
+    );
+    assert_mentions(&stderr(&out), &["--tasks", "at most 4000001"]);
     let err = refused(
         "all.toml",
         "output = \"r/{seed}.txt\"\nunits = 10\n[axes]\nseed = [1, 2]\n",

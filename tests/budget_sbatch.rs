@@ -359,3 +359,33 @@ fn a_script_that_is_a_folder_is_refused_naming_it() {
         assert!(!dir.path().join("jobs").exists());
     }
 }
+
+/// A --script-dir that is a file is bad input (exit 2), said as such, and
+/// the file is left as it was.
+#[test]
+fn a_script_dir_that_is_a_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("train.sh"), "#!/bin/sh\n").unwrap();
+    std::fs::write(dir.path().join("jobs"), "mine").unwrap();
+    let out = budget(
+        dir.path(),
+        &[
+            "--format",
+            "sbatch",
+            "--script",
+            "train.sh",
+            "--script-dir",
+            "jobs",
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--script-dir") && err.contains("is a file, not a folder"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("jobs")).unwrap(),
+        "mine"
+    );
+}

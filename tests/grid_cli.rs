@@ -221,6 +221,23 @@ fn values_and_names_a_job_shell_cannot_carry_are_refused() {
             "output = \"{tag}\"\n[axes]\nSHELLOPTS = [\"a\"]\n",
             "relies on",
         ),
+        // A value that leaves a cell no file to write, or breaks its line.
+        (
+            "output = \"{seed}\"\n[axes]\nseed = [\"\", \"x\"]\n",
+            "which is empty",
+        ),
+        (
+            "output = \"{seed}\"\n[axes]\nseed = [\"..\", \"x\"]\n",
+            "names a folder",
+        ),
+        (
+            "output = \"r/{seed}/\"\n[axes]\nseed = [\"a\", \"x\"]\n",
+            "names a folder",
+        ),
+        (
+            "output = \"r/{seed}.txt\"\n[axes]\nseed = [\"a\\nb\", \"x\"]\n",
+            "control character",
+        ),
     ];
     for (k, (text, expected)) in cases.iter().enumerate() {
         let grid = write_file(dir.path(), &format!("refused{k}.toml"), text);

@@ -176,6 +176,19 @@ fn a_negative_spread_is_refused() {
     );
 }
 
+/// A log-sd past a factor of 10^6 is no measurement: refused naming the
+/// field, rather than a bound clamped where the file said otherwise.
+#[test]
+fn an_absurd_spread_is_refused() {
+    for field in ["sd", "rate_sd", "prior_sd"] {
+        refused(
+            "absurd-spread.json",
+            |doc| doc["strata"][0]["spread"][field] = json!(50.0),
+            &[&format!("`spread.{field}`"), "50", "from 0 to 13.8"],
+        );
+    }
+}
+
 #[test]
 fn runs_at_the_horizon_are_stated_where_one_run_went_further_and_counted_on_load() {
     let dir = tempfile::tempdir().unwrap();
@@ -819,15 +832,16 @@ proptest! {
 #[test]
 fn absurd_figures_on_file_print_as_short_numbers() {
     // A hand-edited file may hold finite figures no probe measures: a unit
-    // noise and a spread of 1e300. Budget refuses the stratum (no bound holds)
-    // and, with --allow-guess, prints its guess; neither the refusal nor the
-    // notes may spell those figures out in 300 digits.
+    // noise of 1e300 and spreads at the largest log-sd a file may state.
+    // Budget refuses the stratum (no bound holds) and, with --allow-guess,
+    // prints its guess; neither the refusal nor the notes may spell those
+    // figures out in 300 digits.
     let dir = tempfile::tempdir().unwrap();
     let mut doc = fitted(dir.path(), &timings_csv());
     let s = &mut doc["strata"][0];
     s["resolution"]["unit_noise"] = json!(1e300);
-    s["spread"]["sd"] = json!(1e300);
-    s["spread"]["rate_sd"] = json!(1e300);
+    s["spread"]["sd"] = json!(13.8);
+    s["spread"]["rate_sd"] = json!(13.8);
     let path = write_model(dir.path(), "absurd.json", &doc);
     std::fs::write(dir.path().join("partitions.txt"), PARTITIONS).unwrap();
     let out = run(

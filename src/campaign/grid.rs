@@ -557,7 +557,8 @@ impl CampaignGrid {
             .join(", ")
     }
 
-    /// Refuses two cells with one tag or one output path.
+    /// Refuses a cell whose output path is no file's, and two cells with one
+    /// tag or one output path.
     fn refuse_collisions(&self, text: &str, output_place: usize) -> Result<()> {
         let mut tags: HashMap<&str, &Cell> = HashMap::new();
         let name = |c: &Cell| {
@@ -570,6 +571,30 @@ impl CampaignGrid {
         };
         let mut paths: HashMap<String, &Cell> = HashMap::new();
         for cell in self.cells() {
+            // Each cell's values make its path: one value can leave it no
+            // file to write (empty, `.`, `..`, a folder) or break the line
+            // it is exported on.
+            let unusable = if cell.output.trim().is_empty() {
+                Some("which is empty".to_string())
+            } else if cell.output.ends_with('/')
+                || std::path::Path::new(&cell.output).file_name().is_none()
+            {
+                Some("which names a folder, not a file".to_string())
+            } else {
+                crate::shell::refuse_control("the path", &cell.output).err()
+            };
+            if let Some(why) = unusable {
+                return Err(Error::input(
+                    self.origin.clone(),
+                    Some(line_of(text.as_bytes(), output_place)),
+                    format!(
+                        "the output template `{}` gives {} the path `{}`, {why}; expected a file path for each cell",
+                        crate::shell::comment_text(&self.output_template),
+                        name(cell),
+                        crate::shell::comment_text(&cell.output),
+                    ),
+                ));
+            }
             if let Some(first) = paths.insert(same_file_key(&cell.output), cell) {
                 return Err(Error::input(
                     self.origin.clone(),

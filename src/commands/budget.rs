@@ -85,7 +85,7 @@ pub struct BudgetArgs {
 
     /// Array tasks per stratum (seeds, cells) when the grid does not say. Used for
     /// the --array range and the campaign's task-hours.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = flags::count)]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = flags::tasks)]
     pub tasks: u64,
 
     #[command(flatten)]
@@ -220,6 +220,16 @@ fn write_job_scripts(
         .find(|j| std::fs::symlink_metadata(&j.path).is_ok())
     {
         return Err(refuse(&existing.path));
+    }
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::input(
+            Origin::Argument("--script-dir".into()),
+            None,
+            format!(
+                "{} is a file, not a folder; expected the folder to write the job scripts in (made if missing)",
+                dir.display()
+            ),
+        ));
     }
     created
         .create_folder(dir)

@@ -58,6 +58,19 @@ pub fn count(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("expected {}", crate::limits::COUNT_EXPECTED))
 }
 
+/// A number of array tasks: a count ([`count`]) that one `--array` can hold,
+/// at most Slurm's largest MaxArraySize (4000001; sites set less, 1001 by
+/// default, and sbatch then says so).
+pub fn tasks(text: &str) -> Result<u64, String> {
+    let most = crate::slurm::sacct::MAX_ARRAY_INDEX + 1;
+    match count(text)? {
+        n if n <= most => Ok(n),
+        _ => Err(format!(
+            "expected at most {most} tasks: one array holds no more (Slurm's MaxArraySize)"
+        )),
+    }
+}
+
 /// `--confidence P`: a one-sided confidence above 0.5 (below it, a bound
 /// under the central projection) and at most
 /// [`crate::projection::MAX_CONFIDENCE`] (beyond it every bound would be the

@@ -122,10 +122,10 @@ pub fn stratum(m: &StratumModel) -> Result<(), Defect> {
             ),
         ));
     }
-    finite_at_least(
+    finite_within(
         "extrapolation_kappa",
         p.extrapolation_kappa,
-        0.0,
+        MAX_LN_DEVIATION,
         "the log-sd added per e-fold beyond the probe",
     )?;
     finite_within(
@@ -224,23 +224,23 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
             ),
         ));
     }
-    finite_at_least(
+    finite_within(
         "spread.sd",
         s.sd,
-        0.0,
+        MAX_LN_DEVIATION,
         "the sd of a run's log level (≈ coefficient of variation)",
     )?;
     finite_at_least("spread.df", s.df, 1.0, "the spread's degrees of freedom")?;
-    finite_at_least(
+    finite_within(
         "spread.prior_sd",
         s.prior_sd,
-        0.0,
+        MAX_LN_DEVIATION,
         "the spread assumed before any run",
     )?;
-    finite_at_least(
+    finite_within(
         "spread.rate_sd",
         s.rate_sd,
-        0.0,
+        MAX_LN_DEVIATION,
         "the sd of a run's log current rate",
     )?;
     finite_at_least(
@@ -299,7 +299,8 @@ fn spread(m: &StratumModel) -> Result<(), Defect> {
 
 /// Largest growth exponent of rate differences a model may state.
 const MAX_GROWTH: f64 = 2.0;
-/// Largest log deviation of a run from the curve a model may state.
+/// Largest log deviation of a run from the curve, or log-sd, a model may state
+/// (a factor of 10^6): beyond it no measurement, and projections overflow.
 const MAX_LN_DEVIATION: f64 = 13.8;
 
 /// The figures an `unsupported` record states are finite numbers, 0 or more.
