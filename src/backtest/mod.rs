@@ -769,7 +769,8 @@ fn describe(design: &ProbeDesign, strata: &[StratumBacktest], recorded_capped: b
     };
     let length = match design.length {
         ProbeLength::Units(k) => format!("first {k} units"),
-        ProbeLength::Fraction(f) => format!("first {:.0}% of N", f * 100.0),
+        // As given: 0.0001 is no 0%, 0.99999 no 100%.
+        ProbeLength::Fraction(f) => format!("first {} of N", percent_as_given(f)),
         ProbeLength::Recorded => {
             let mut text = format!("recorded probe runs as they are, {count} run(s) per stratum");
             if recorded_capped {
@@ -783,10 +784,31 @@ fn describe(design: &ProbeDesign, strata: &[StratumBacktest], recorded_capped: b
     };
     let mut text = format!("{length} of {count} run(s)");
     if let Some(f) = design.long_run {
-        text.push_str(&format!(", one of them to {:.0}% of N", f * 100.0));
+        text.push_str(&format!(", one of them to {} of N", percent_as_given(f)));
         if let ProbeLength::Units(k) = design.length {
             text.push_str(&format!(" or {k} units, whichever is more"));
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A fraction is said as given: 0.0001 is no 0%, 0.99999 no 100%.
+    #[test]
+    fn a_design_says_its_fractions_as_given() {
+        let design = |f: f64, long: Option<f64>| ProbeDesign {
+            length: ProbeLength::Fraction(f),
+            seeds: 3,
+            long_run: long,
+        };
+        assert!(describe(&design(0.0001, None), &[], false).starts_with("first 0.01% of N"));
+        let text = describe(&design(0.1, Some(0.99999)), &[], false);
+        assert!(
+            text.starts_with("first 10% of N") && text.contains("to 99.999% of N"),
+            "{text}"
+        );
+    }
 }

@@ -749,6 +749,15 @@ fn sbatch_shape(words: &[String]) -> std::result::Result<(), String> {
             ));
         }
     }
+    // The smoke ran in the folder calib stage ran in, and its outputs were
+    // checked there: stage 2 elsewhere writes where nothing was checked.
+    if given("--chdir", Some("-D")) > 0 {
+        return Err(
+            "--chdir: stage 2 runs in the folder it is submitted from, as the smoke did and where \
+             its outputs were checked; leave it out, and submit stage 2 from that folder"
+                .into(),
+        );
+    }
     let exported: Vec<&str> = options
         .iter()
         .filter_map(|w| w.strip_prefix("--export="))
@@ -1660,6 +1669,7 @@ mod tests {
             (format!("sbatch --array=0-1 -a 0 {} work.sh\n", export("d=a")), "--array is given more than once"),
             (format!("sbatch --array=0-1 --export=ALL,CALIB_STRATUM=d=b,CALIB_STRATUM=d=a,CALIB_GRID={grid} work.sh\n"), "CALIB_STRATUM is exported 2 times"),
             (format!("sbatch --array=0-1 --export=NONE,CALIB_STRATUM=d=a,CALIB_GRID={grid} work.sh\n"), "--export=NONE"),
+            (format!("sbatch --array=0-1 --chdir=/elsewhere {} work.sh\n", export("d=a")), "--chdir"),
             (format!("sbatch --array=0-1 {e} work.sh\nsbatch --array=0-1 {e} work.sh\n", e = export("d=a")), "submitted here and on line 1"),
         ];
         for (stage2, why) in refused {
