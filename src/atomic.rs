@@ -302,6 +302,23 @@ fn write_at_target(
     Ok(target)
 }
 
+/// Refuses `folder`, given as `flag`, where a file is at its path: it is
+/// to hold `holds` (made if missing), and making it would fail with a bare
+/// "File exists".
+pub(crate) fn refuse_file_as_folder(folder: &Path, flag: &str, holds: &str) -> Result<()> {
+    if folder.exists() && !folder.is_dir() {
+        return Err(Error::input(
+            Origin::Argument(flag.into()),
+            None,
+            format!(
+                "{} is a file, not a folder; expected the folder for {holds} (made if missing)",
+                folder.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses, as [`write_file_with`] would, a path that cannot be written with
 /// `IfExists::Replace`: a folder that is not there, a target that is not a
 /// regular file. For a command that writes more than one file, to look at a

@@ -241,7 +241,8 @@ fn per_unit_durations_adding_up_past_the_bound_are_bad_input() {
 
 #[test]
 fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
-    // Ten years per unit, 10^9 units, 10^9 tasks: every bound at once.
+    // Ten years per unit, 10^9 units, 4,000,001 tasks (the most one array
+    // holds): every bound at once.
     let dir = tempfile::tempdir().unwrap();
     let f = write_arg(
         dir.path(),
@@ -256,7 +257,7 @@ fn the_largest_accepted_values_print_no_number_of_hundreds_of_digits() {
                 "--units",
                 "1000000000",
                 "--tasks",
-                "1000000000",
+                "4000001",
                 "--partitions",
                 partitions,
                 "--format",

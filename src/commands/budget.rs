@@ -221,16 +221,7 @@ fn write_job_scripts(
     {
         return Err(refuse(&existing.path));
     }
-    if dir.exists() && !dir.is_dir() {
-        return Err(Error::input(
-            Origin::Argument("--script-dir".into()),
-            None,
-            format!(
-                "{} is a file, not a folder; expected the folder to write the job scripts in (made if missing)",
-                dir.display()
-            ),
-        ));
-    }
+    crate::atomic::refuse_file_as_folder(dir, "--script-dir", "the job scripts")?;
     created
         .create_folder(dir)
         .map_err(|e| Error::io(format!("cannot create --script-dir {}", dir.display()), e))?;

@@ -97,16 +97,7 @@ pub(crate) fn create_timings_file(
             ),
         )
     };
-    if out.exists() && !out.is_dir() {
-        return Err(Error::input(
-            Origin::Argument("--out".into()),
-            None,
-            format!(
-                "{} is a file, not a folder; --out names the folder that holds the timings files, e.g. --out $SCRATCH/calib-timings",
-                out.display()
-            ),
-        ));
-    }
+    crate::atomic::refuse_file_as_folder(out, "--out", "the timings files")?;
     std::fs::create_dir_all(out)
         .map_err(|e| unwritable(format!("cannot create the folder {}", out.display()), e))?;
     let (partial, writer) = create_staged(out, stratum, tag, &unwritable)?;
@@ -135,16 +126,8 @@ pub(crate) fn create_timings_file(
                 }
             }
         }
-        match TimingsWriter::create_new(&path) {
-            Ok(writer) => return Ok((writer, tag, path)),
-            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => continue,
-            Err(Error::Io { source, .. }) => {
-                return Err(unwritable(
-                    format!("cannot create {}", path.display()),
-                    source,
-                ))
-            }
-            Err(other) => return Err(other),
+        if let Some(writer) = create_exclusive(&path, &unwritable)? {
+            return Ok((writer, tag, path));
         }
     }
     let _ = std::fs::remove_file(&partial);
@@ -152,6 +135,23 @@ pub(crate) fn create_timings_file(
         "{}: a thousand files named after this task already exist; is the same probe being started in a loop?",
         out.display()
     )))
+}
+
+/// A new timings file at `path`, or `None` where the name is taken (left
+/// as it is); other failures say the folder cannot be written.
+fn create_exclusive(
+    path: &Path,
+    unwritable: &dyn Fn(String, std::io::Error) -> Error,
+) -> Result<Option<TimingsWriter>> {
+    match TimingsWriter::create_new(path) {
+        Ok(writer) => Ok(Some(writer)),
+        Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => Ok(None),
+        Err(Error::Io { source, .. }) => Err(unwritable(
+            format!("cannot create {}", path.display()),
+            source,
+        )),
+        Err(other) => Err(other),
+    }
 }
 
 /// The hidden staging file, created exclusively under a name no other
@@ -176,16 +176,8 @@ fn create_staged(
         } else {
             out.join(format!("{stem}-{n}"))
         };
-        match TimingsWriter::create_new(&path) {
-            Ok(writer) => return Ok((path, writer)),
-            Err(Error::Io { source, .. }) if source.kind() == ErrorKind::AlreadyExists => continue,
-            Err(Error::Io { source, .. }) => {
-                return Err(unwritable(
-                    format!("cannot create {}", path.display()),
-                    source,
-                ))
-            }
-            Err(other) => return Err(other),
+        if let Some(writer) = create_exclusive(&path, unwritable)? {
+            return Ok((path, writer));
         }
     }
     Err(Error::Failed(format!(
