@@ -29,6 +29,17 @@ fn resume(extra: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// [`resume`] of other timings than the demo's (the demo's edited).
+fn resume_timings(timings: &std::path::Path) -> std::process::Output {
+    calib()
+        .current_dir(repo_file(""))
+        .args(["resume", "data/spread-20.csv", "--timings"])
+        .arg(timings)
+        .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
+        .output()
+        .unwrap()
+}
+
 fn json_of(out: &std::process::Output) -> Value {
     assert!(out.status.success(), "{}\n{}", stdout(out), stderr(out));
     serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(out)))
@@ -367,17 +378,7 @@ fn a_job_id_that_is_no_job_or_array_task_is_refused() {
     ] {
         let path = dir.path().join("t.csv");
         std::fs::write(&path, killed.replace(",4242_1,", &format!(",{bad},"))).unwrap();
-        let out = calib()
-            .current_dir(repo_file(""))
-            .args([
-                "resume",
-                "data/spread-20.csv",
-                "--timings",
-                path.to_str().unwrap(),
-            ])
-            .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
-            .output()
-            .unwrap();
+        let out = resume_timings(&path);
         assert_eq!(out.status.code(), Some(2), "{bad}: {}", stdout(&out));
         let err = stderr(&out);
         for needle in ["t.csv", "its job_id", bad, "JOB_INDEX"] {
@@ -403,17 +404,7 @@ fn two_killed_runs_under_one_job_id_are_refused() {
             .replace("campaign-Y-s2,", "campaign-Y-s2b,"),
     )
     .unwrap();
-    let out = calib()
-        .current_dir(repo_file(""))
-        .args([
-            "resume",
-            "data/spread-20.csv",
-            "--timings",
-            path.to_str().unwrap(),
-        ])
-        .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
-        .output()
-        .unwrap();
+    let out = resume_timings(&path);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     let err = stderr(&out);
     for needle in ["t.csv", "campaign-Y-s1", "campaign-Y-s2b", "4242_1"] {
