@@ -9,28 +9,32 @@
 //!
 //! # Fields
 //!
-//! The contract fields (design.md): `calib_version`, `created_at` (RFC 3339),
-//! and per stratum `stratum` (canonical labels), `runs`, `units_probed`, `model`
-//! (the chosen cost form: `constant`, `linear`, `log` or `power`), `params`,
-//! `fingerprint` (`clusters`, `cpu_models`) and `warnings`.
+//! The contract fields (design.md): `schema`, `calib_version`, `created_at`
+//! (RFC 3339), and per stratum `stratum` (canonical labels), `runs`,
+//! `units_probed`, `model` (the chosen cost form: `constant`, `linear`, `log`,
+//! `power`, `geometric` or `onset`), `params`, `fingerprint` (`clusters`,
+//! `cpu_models`, `hosts`, `partitions`, `measured_from`) and `warnings`.
 //!
 //! `params` are the chosen form's parameters, and a projection uses exactly
 //! these: `startup_s` (seconds before the first unit's own work, ≥ 0), `a` and,
-//! except for `constant`, `b`, in c(i) = a, a + b·i, a + b·ln i or a·i^b
-//! (b within -1..=3 for `power`). The per-unit cost at the longest probed run
-//! must be positive. Everything else a projection needs is stated too, each
-//! documented where the [`crate::projection`] types define it:
+//! except for `constant`, `b`, and `h` for `onset` alone, in c(i) = a,
+//! a + b·i, a + b·ln i, a·i^b (b within -1..=3 for `power`), a·e^{b(i-1)} or
+//! a + h·e^{b(i-1)} ([`crate::forms`]). The per-unit cost at the longest
+//! probed run must be positive. Everything else a projection needs is stated
+//! too, each documented where the [`crate::projection`] types define it:
 //!
 //! | field | meaning | valid |
 //! |---|---|---|
 //! | `schema` | the version of this layout | [`SCHEMA`] |
-//! | `fit` | `{covariance, df}` of the chosen form's parameters: covariance over `startup_s, a[, b]` in that order, and the fit's residual degrees of freedom; `null` when the fit had none | finite, symmetric, variances ≥ 0, correlations within ±1; df ≥ 1 |
-//! | `alternatives` | the other forms the probe cannot rule out, each `{model, params, fit}`; the upper bound covers them | as the chosen form; each form once |
+//! | `fit` | `{covariance, df}` of the chosen form's parameters: covariance over `startup_s, a[, b[, h]]` in that order, and the fit's residual degrees of freedom; `null` when the fit had none | finite, symmetric, variances ≥ 0, correlations within ±1; df ≥ 1 |
+//! | `weight` | the chosen form's weight in the model average (its holdout score's) | 0 to 1; with the alternatives', sums to 1 |
+//! | `alternatives` | the other forms the probe cannot rule out, each `{model, params, fit, weight}`; the bound averages them in by weight, with their disagreement as a stated term ([`crate::projection`]) | as the chosen form; each form once |
 //! | `probe_units` | the longest probed run, in units (H) | 1 ≤ H, H ≤ `units_probed` ≤ `runs`·H |
 //! | `min_unit_cost_s` | the smallest per-unit cost a projection counts | finite, > 0 |
-//! | `spread` | `{mean_ln_level, max_ln_level, sd, df, prior_sd}`: run levels on the log scale, the sd of a new run's level with its degrees of freedom, and the sd assumed before any run | finite; max ≥ mean; sd, prior_sd ≥ 0; df ≥ 1 |
+//! | `spread` | `{mean_ln_level, max_ln_level, sd, df, prior_sd, mean_ln_rate, rate_sd, rate_df, growth, deviations, pooled_strata}`: run levels on the log scale, the sd of a new run's level with its degrees of freedom, the sd assumed before any run, the same of the runs' current rates, the growth exponent of rate differences beyond the probe, each run's (log level, log rate), and how many strata the priors pooled ([`crate::projection::RunSpread`]) | finite; max ≥ mean; sds from 0 to 13.8; df ≥ 1 |
+//! | `unsupported` | why the probe can support no bound, `{reason, ...}` ([`Unsupported`]), or `null` | as its variant |
 //! | `spread.runs_at_horizon` | the runs whose probe reached the last quarter of the longest (R_H), which a new run's predictive factor 1 + 1/R_H counts. Optional (added within schema 1; written only when fewer than `runs`; absent: all runs) | 1 ≤ R_H ≤ `runs` |
-//! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, ≥ 0 |
+//! | `extrapolation_kappa` | log-sd added to the bound per e-fold beyond H | finite, 0 to 13.8 |
 //! | `form_error` | log-sd added to the bound once beyond H: how far the chosen form, fitted on the probe's early units, under-predicted its later ones, net of that score's noise (ε in [`crate::projection`]). Optional (added within schema 1; written only when positive; absent: 0) | finite, 0 to 13.8 |
 //! | `selection` | how the form was chosen (for the record; projections do not use it) | |
 //! | `resolution` | `{unit_noise, sxx, df, runs}`: how large a trend the probe's unit-to-unit noise could hide ([`TrendResolution`]); the bound counts one standard error of that trend for the constant form (V_trend in [`crate::projection`]), and `calib budget` refuses a run so long that such a trend would make it more than [`MAX_HIDDEN_GROWTH`] longer again. Optional (added within schema 1; absent: no trend counted or checked) | finite; noise ≥ 0, sxx > 0, df ≥ 1, runs ≥ 1 |

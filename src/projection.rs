@@ -44,8 +44,9 @@
 //!     run taken longer than the others shapes the curve beyond their reach
 //!     with its own deviation);
 //!   - `V_fit = (SE_f(N) / P_f(N))²` (delta method: `SE² = ∇P' Σ ∇P` with Σ the
-//!     covariance of (startup, a, b); 0 when the fit left no residual degrees of
-//!     freedom);
+//!     covariance of (startup, a, b), and h for the onset; 0 when the fit left no
+//!     residual degrees of freedom; Casella & Berger, *Statistical Inference*,
+//!     §5.5.4);
 //!   - the forms' weighted disagreement: an explicit model-uncertainty term in
 //!     place of a maximum over forms, so that the most aggressive plausible form
 //!     no longer decides every bound;
@@ -74,7 +75,11 @@
 //!     other forms carry their own slope's uncertainty in V_fit. Where that
 //!     slope at the stated confidence could more than double the run, `calib
 //!     budget` refuses instead ([`crate::model::MAX_HIDDEN_GROWTH`]);
-//!   - ν by Welch–Satterthwaite over the spread's and the fits' degrees of
+//!   - the deviation of a new run from that centre taken as Student-t on the
+//!     log scale (log-normal run times with estimated variance), with ν by
+//!     Welch–Satterthwaite (Satterthwaite 1946, "An approximate distribution of
+//!     estimates of variance components", Biometrics Bulletin 2; Welch 1947,
+//!     Biometrika 34) over the spread's and the fits' degrees of
 //!     freedom (the model and extrapolation terms taken as known), and the
 //!     slope's where V_trend is counted, never raising ν: a small, well
 //!     measured term would otherwise lower t by more than it adds to √V, and a

@@ -23,8 +23,11 @@
 //!   `--probe-units recorded`, the stratum's recorded probe runs are used as they
 //!   are and every full run is held out against them.
 //! - calib fits the probe runs exactly as `calib fit` would and projects a run of
-//!   N units; the held-out run is **covered** when its total time is at most the
-//!   upper bound at the stated confidence. The bound is scored in seconds, before
+//!   N units; the held-out run is **covered** when calib gives it a time
+//!   (the stratum is not `unsupported` for that probe) and its total time is
+//!   at most the upper bound at the stated confidence. An `unsupported` trial
+//!   counts as refused, neither covered nor missed: it is left out of the
+//!   observed coverage and the headroom figures, and counted on its own. The bound is scored in seconds, before
 //!   rounding to Slurm's whole minutes, so short test runs are scored as sharply
 //!   as long real ones.
 //! - **Headroom** is the bound over the held-out run's time (1.0 = exact; below

@@ -32,9 +32,9 @@ task used. That share, not the margin you meant to give, is your real headroom: 
 campaign sized at \"10x the projection\" whose slowest task used 68% of its budget \
 had 1.47x.
 
-Strata are recognised from the job comment `calib stratum=<labels>` and the job name \
-`calib-<slug>` that `calib budget` puts in its sbatch lines, or from the job name by \
---by-name, or else each job name is a group. Step rows (.batch, .extern, .0) are left \
+Strata are recognised, in this order, from the job comment `calib stratum=<labels>` \
+that `calib budget` puts in its sbatch lines, from the job name by --by-name, from the \
+job name `calib-<slug>` budget gives, or else each job name is a group. Step rows (.batch, .extern, .0) are left \
 out: the job row carries the outcome.";
 
 const AFTER_HELP: &str = "\
@@ -123,7 +123,7 @@ pub struct AuditArgs {
     pub delimiter: Option<String>,
 
     /// Output: a table for people, or JSON.
-    #[arg(long = "format", value_enum, default_value_t = Format::Table)]
+    #[arg(long = "format", short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
 

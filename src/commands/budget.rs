@@ -78,8 +78,8 @@ pub struct BudgetArgs {
     /// Per-stratum sizes, told apart by the extension: a campaign grid (.toml,
     /// see `calib grid --help`) gives each stratum its cells as tasks and its
     /// units, and in the sbatch format each task derives its cell from it with
-    /// `calib grid cell`; any other file is a sizes CSV (columns
-    /// stratum,units,tasks).
+    /// `calib grid cell`; any other file is a sizes CSV (a stratum column,
+    /// and units and/or tasks).
     #[arg(long, value_name = "FILE")]
     pub grid: Option<PathBuf>,
 

@@ -73,7 +73,7 @@ pub struct FitArgs {
 
     /// `table` for people, `json` for programs (the model file's content plus the
     /// projections and warnings).
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
 
     /// One-sided confidence of the upper bound shown, above 0.5, at most 0.999999. `calib budget`

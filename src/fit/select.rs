@@ -17,9 +17,15 @@
 //! (`sd(d) / √K`, with K ≥ 2 scored runs) and the one implied by the per-unit
 //! residual variance of the full fit (independent per-unit noise). The best
 //! score wins; the runner-up is reported. **Plausible rule**: every form whose
-//! score is within `2 se` of the best is kept, and `calib budget`'s bound takes the
-//! largest bound over them. That is how a noisy probe of a rising cost still
+//! score is within `2·max(se of the best, se of the form)` of the best is kept,
+//! and `calib budget`'s bound averages them, weighted by their holdout scores,
+//! with their disagreement as a stated model-uncertainty term
+//! ([`crate::projection`]). That is how a noisy probe of a rising cost still
 //! covers the run: if the data cannot rule out the trend, the trend stays in.
+//! Choosing a model by how it predicts held-out data is cross-validation
+//! (Stone 1974, "Cross-validatory choice and assessment of statistical
+//! predictions", JRSS B 36); held out in time order, as forecasts are judged
+//! (Hyndman & Athanasopoulos, *Forecasting: Principles and Practice*, §5.10).
 //!
 //! When no holdout is possible:
 //! - unit rows with a longest run under [`MIN_UNITS`] units: the probe is too

@@ -1,6 +1,7 @@
 //! `--format json`: the contract of design.md (`units`, `confidence`, and per
-//! stratum `stratum`, `units`, `predicted_s`, `floor_s`, `upper_s`, `time`,
-//! `time_s`, `partition`, `status`, `notes`), plus calib's own fields.
+//! stratum `stratum`, `units`, `tasks`, `predicted_s`, `floor_s`, `upper_s`,
+//! `convex_s`, `time`, `time_s`, `partition`, `status`, `notes`), plus the
+//! fields design.md lists beside them.
 
 use std::io;
 
