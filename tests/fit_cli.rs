@@ -76,6 +76,52 @@ fn messages_escape_the_control_characters_they_quote() {
     );
 }
 
+/// A table of another separator is said to be one, with the conversion;
+/// a suggested command quotes the column names it pastes; and a command
+/// without the column flags points to calib fit rather than to flags it
+/// does not have.
+#[test]
+fn foreign_headers_get_advice_that_is_right_and_safe_to_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, needle) in [
+        (
+            "semi.csv",
+            "seed;ds;epoch;secs\n1;a;1;2\n",
+            "separated by `;`",
+        ),
+        (
+            "tab.csv",
+            "seed\tds\tepoch\tsecs\n1\ta\t1\t2\n",
+            "separated by tabs",
+        ),
+    ] {
+        let f = write_arg(dir.path(), name, text);
+        let out = calib(&["fit", &f, "--by", "ds"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("line 1") && err.contains(needle), "{err}");
+        assert!(!err.contains("--run-col"), "{err}");
+    }
+    let f = write_arg(
+        dir.path(),
+        "odd.csv",
+        "seed $(touch x),ds,epoch,secs\n1,a,1,2\n",
+    );
+    let err = stderr(&calib(&["fit", &f, "--by", "ds"]));
+    assert!(err.contains("--run-col 'seed $(touch x)'"), "{err}");
+    // --by naming a missing column says so, without the run/unit/time hint.
+    let err = stderr(&calib(&["fit", &f, "--by", "nope"]));
+    assert!(err.contains("`nope` column, which --by names"), "{err}");
+    // backtest has no column flags: it points to calib fit.
+    let out = calib(&["backtest", &f, "--probe-units", "5"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("read by calib fit") && !err.contains("try `calib fit"),
+        "{err}"
+    );
+}
+
 #[test]
 fn non_numeric_value_names_its_line() {
     expect_input_error(

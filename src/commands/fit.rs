@@ -113,6 +113,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
         run_col: args.run_col.clone(),
         unit_col: args.unit_col.clone(),
         time_col: args.time_col.clone(),
+        column_flags: true,
         time_kind: if args.per_unit {
             TimeColumnKind::PerUnit
         } else {

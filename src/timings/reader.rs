@@ -100,6 +100,10 @@ pub struct IngestOptions {
     pub unit_col: String,
     pub time_col: String,
     pub time_kind: TimeColumnKind,
+    /// The reading command takes the flags above (`calib fit`): messages
+    /// about a foreign header suggest them; elsewhere they point to `calib
+    /// fit`, which reads such a table.
+    pub column_flags: bool,
 }
 
 impl Default for IngestOptions {
@@ -110,6 +114,7 @@ impl Default for IngestOptions {
             unit_col: "unit".to_string(),
             time_col: "elapsed_s".to_string(),
             time_kind: TimeColumnKind::Cumulative,
+            column_flags: false,
         }
     }
 }
@@ -618,8 +623,34 @@ fn locate_columns(
     origin: &Origin,
     options: &IngestOptions,
 ) -> Result<Columns> {
+    // One column holding `;` or tabs: a table of another separator, which
+    // every other message would misread as missing columns.
+    if let [only] = header.iter().collect::<Vec<_>>()[..] {
+        if let Some((sep, name)) = [(';', "`;`"), ('\t', "tabs")]
+            .into_iter()
+            .find(|(c, _)| only.contains(*c))
+        {
+            let convert = if sep == ';' {
+                "tr ';' ','"
+            } else {
+                "tr '\\t' ','"
+            };
+            return Err(Error::input(
+                origin.clone(),
+                Some(1),
+                format!(
+                    "the header is one column, `{}`: the table looks separated by {name}, and calib reads \
+                     CSV (commas); convert it, e.g. `{convert} < FILE > FILE.csv` where no value holds a comma",
+                    excerpt(only)
+                ),
+            ));
+        }
+    }
     let first_of = columns_by_name(header, origin, 1)?;
     let find = |name: &str| first_of.get(name).copied();
+    let found = || header.iter().collect::<Vec<_>>().join(", ");
+    // The run, unit and time columns, which --run-col, --unit-col and
+    // --time-col name: what is missing may be named otherwise.
     let need = |name: &str, why: &str| {
         find(name).ok_or_else(|| {
             Error::input(
@@ -627,7 +658,7 @@ fn locate_columns(
                 Some(1),
                 format!(
                     "the header has no `{name}` column ({why}); found: {}{}",
-                    header.iter().collect::<Vec<_>>().join(", "),
+                    found(),
                     column_flags_hint(header, options)
                 ),
             )
@@ -635,18 +666,33 @@ fn locate_columns(
     };
     let stratum = find("stratum");
     if stratum.is_none() && options.by.is_empty() {
+        let what = if options.column_flags {
+            "name the columns that define strata with --by"
+        } else {
+            FOREIGN_TABLE
+        };
         return Err(Error::input(
             origin.clone(),
             Some(1),
             format!(
-                "the header has no `stratum` column; name the columns that define strata with --by (found: {})",
-                header.iter().collect::<Vec<_>>().join(", ")
+                "the header has no `stratum` column; {what} (found: {})",
+                found()
             ),
         ));
     }
     let mut by = Vec::new();
     for name in &options.by {
-        by.push((name.clone(), need(name, "named by --by")?));
+        let index = find(name).ok_or_else(|| {
+            Error::input(
+                origin.clone(),
+                Some(1),
+                format!(
+                    "the header has no `{name}` column, which --by names; found: {}",
+                    found()
+                ),
+            )
+        })?;
+        by.push((name.clone(), index));
     }
     let mut fingerprint = [None; 9];
     for (slot, name) in fingerprint
@@ -671,12 +717,21 @@ fn locate_columns(
     })
 }
 
+/// Where a command reads only calib's own columns: what reads a table from
+/// another tool.
+const FOREIGN_TABLE: &str = "this command reads calib's own columns (run, stratum, unit, \
+     elapsed_s, as calib probe writes them); a table from another tool is read by calib fit \
+     (--run-col, --unit-col, --time-col, --by), whose model calib budget takes with --model";
+
 /// For a header that lacks calib's column names: the flags that would name
 /// the columns of a foreign table, guessed from their names (`epoch`,
 /// `seconds`), as `; if ... pass --unit-col epoch --time-col seconds`. Empty
 /// when nothing looks like a candidate. Only a suggestion for the message:
 /// calib never reads a guessed column by itself.
 fn column_flags_hint(header: &csv::StringRecord, options: &IngestOptions) -> String {
+    if !options.column_flags {
+        return format!("; {FOREIGN_TABLE}");
+    }
     // Per flag, the words a column's name may hold for it.
     const GUESSES: [(&str, &str); 3] = [
         ("--run-col", "run seed replicate trial task"),
@@ -706,7 +761,8 @@ fn column_flags_hint(header: &csv::StringRecord, options: &IngestOptions) -> Str
         });
         if let Some(column) = candidate {
             taken.push(column);
-            flags.push(format!("{flag} {column}"));
+            // Quoted: the suggestion is meant to be pasted into a shell.
+            flags.push(format!("{flag} {}", crate::shell::quote(column)));
         }
     }
     if flags.is_empty() {
