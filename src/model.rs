@@ -631,12 +631,31 @@ impl ModelFile {
     /// ([`crate::atomic`]), and streamed, so that the model is never held in
     /// memory a second time as text (a million strata make 2 GB of it).
     pub fn save(&self, path: &Path) -> Result<()> {
+        self.save_within(path, crate::limits::MAX_MODEL_BYTES)
+    }
+
+    /// [`ModelFile::save`], refusing a file over `most` bytes.
+    fn save_within(&self, path: &Path, most: u64) -> Result<()> {
         use crate::atomic::{write_file_with, IfExists};
         write_file_with(path, IfExists::Replace, |file, _| {
             let failed = |e| Error::io(format!("cannot write {}", path.display()), e);
-            let mut out = std::io::BufWriter::new(file);
+            let mut out = std::io::BufWriter::new(&mut *file);
             self.write_json(&mut out).map_err(failed)?;
-            out.flush().map_err(failed)
+            out.flush().map_err(failed)?;
+            drop(out);
+            // A file calib budget would refuse to read is not written (the
+            // target is left as it was).
+            let written = file.metadata().map_err(failed)?.len();
+            if written > most {
+                return Err(Error::Refused(format!(
+                    "the model of {} strata takes {} bytes, more than calib budget reads ({} MiB); \
+                     fit the strata in parts (a folder or file each), one model file each",
+                    self.strata.len(),
+                    written,
+                    most >> 20
+                )));
+            }
+            Ok(())
         })
     }
 
@@ -651,5 +670,35 @@ impl ModelFile {
     fn write_json(&self, out: &mut impl Write) -> std::io::Result<()> {
         serde_json::to_writer_pretty(&mut *out, self)?;
         out.write_all(b"\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A model calib budget would refuse to read is not written, and the file
+    // at the target stays as it was.
+    #[test]
+    fn a_model_past_the_size_budget_reads_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("t.csv");
+        std::fs::write(&csv, crate::synth::trend_case(20, 3, 1).0).unwrap();
+        let timings = crate::timings::read_timings(&[csv], &Default::default()).unwrap();
+        let model = crate::fit::fit_timings(&timings, &Default::default())
+            .unwrap()
+            .model;
+        let path = dir.path().join("m.json");
+        std::fs::write(&path, "before").unwrap();
+        let e = model.save_within(&path, 1_000).unwrap_err();
+        assert!(
+            e.to_string().contains("more than calib budget reads"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "before");
+        model
+            .save_within(&path, crate::limits::MAX_MODEL_BYTES)
+            .unwrap();
+        assert!(ModelFile::load(&path).is_ok());
     }
 }

@@ -215,6 +215,22 @@ fn strata_without_a_design_are_skipped_with_the_reason_and_none_is_an_error() {
     let error = backtest(&timings, &options(ProbeLength::Units(5), 4)).unwrap_err();
     assert_eq!(error.exit_code(), 2);
     assert!(error.to_string().contains("d=a"), "{error}");
+    // A probe as long as the held-out run (20 units) extrapolates nothing:
+    // no trial, rather than one trivially covered.
+    for length in [ProbeLength::Units(20), ProbeLength::Fraction(0.999)] {
+        let error = backtest(&timings, &options(length, 3)).unwrap_err();
+        assert!(
+            error.to_string().contains("nothing to extrapolate"),
+            "{error}"
+        );
+    }
+    let mut long = options(ProbeLength::Units(5), 3);
+    long.design.long_run = Some(0.99);
+    let error = backtest(&timings, &long).unwrap_err();
+    assert!(
+        error.to_string().contains("the long run (20 units)"),
+        "{error}"
+    );
 }
 
 /// Writes `timings` as a timings CSV (the contract's columns, end rows included).

@@ -122,6 +122,25 @@ fn foreign_headers_get_advice_that_is_right_and_safe_to_paste() {
     );
 }
 
+/// Times counted from the end of unit 1 (unit 1 at 0 s) read unit 1 and the
+/// startup as free: said, naming a run, and not for times from the start.
+#[test]
+fn times_counted_from_the_first_unit_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,0\nr1,d=a,2,10\nr1,d=a,3,20\nr2,d=a,1,0\nr2,d=a,2,11\nr2,d=a,3,21\n",
+    );
+    let err = stderr(&calib(&["fit", &f]));
+    assert!(
+        err.contains("2 run(s) (the first: `r1` of stratum d=a) end unit 1 at 0 s"),
+        "{err}"
+    );
+    let f = write_arg(dir.path(), "ok.csv", GOOD);
+    assert!(!stderr(&calib(&["fit", &f])).contains("at 0 s"));
+}
+
 #[test]
 fn non_numeric_value_names_its_line() {
     expect_input_error(

@@ -262,6 +262,35 @@ fn a_long_stratum_name_is_cut_to_its_cell_in_the_fit_plot() {
     assert_eq!(figure.texts_containing("dataset=Z").len(), 1);
 }
 
+/// More strata than the figure draws: the first are drawn, and the warning
+/// says how many of how many, so that none is left out without a word.
+#[test]
+fn a_fit_plot_of_more_strata_than_it_draws_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("run,stratum,unit,elapsed_s\n");
+    for s in 0..40 {
+        for r in 0..2 {
+            for u in 1..=5 {
+                csv.push_str(&format!("r{r},d={s},{u},{}\n", u * 10 + r));
+            }
+        }
+    }
+    let timings = write_arg(dir.path(), "t.csv", csv);
+    let svg = dir.path().join("fit.svg");
+    let out = calib()
+        .args(["fit", &timings, "--plot"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the first 36 of the 40 strata"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(Svg::read(&svg).texts_containing("probed up to").len(), 36);
+}
+
 /// The band's points: positive, non-decreasing in the run length (a band of
 /// cumulative time cannot fall as a run grows), upper over predicted, at
 /// every length from 1 to far beyond the probe; they include the probe's end

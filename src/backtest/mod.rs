@@ -312,6 +312,13 @@ fn pick_probes(
     design: &ProbeDesign,
 ) -> std::result::Result<Vec<RunTimings>, String> {
     let k = probe_units(design.length, n).expect("cut designs only");
+    // A probe as long as the held-out run extrapolates nothing: its trial
+    // would say nothing of how short a probe may be.
+    if k >= n {
+        return Err(format!(
+            "the probe ({k} units) is as long as the held-out run ({n} units): nothing to extrapolate"
+        ));
+    }
     let count = candidates.len();
     let rotation = (1..count).map(|step| candidates[(held_out + step) % count]);
     let mut chosen = Vec::with_capacity(design.seeds);
@@ -320,6 +327,11 @@ fn pick_probes(
     // 10 would shape the curve with less, not more. With --probe-units K the
     // fraction of a short N may fall below K: then the long run has K units.
     let long_units = design.long_run.map(|f| fraction_of(f, n).max(k));
+    if let Some(lu) = long_units.filter(|&lu| lu >= n) {
+        return Err(format!(
+            "the long run ({lu} units) is as long as the held-out run ({n} units): nothing to extrapolate"
+        ));
+    }
     for run in rotation {
         if chosen.len() == design.seeds {
             break;

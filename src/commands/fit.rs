@@ -66,8 +66,8 @@ pub struct FitArgs {
     /// panels: the time of a run against its units, each probe run as measured
     /// with the projection of a new run up to --units (predicted, the band up to
     /// the upper bound at --confidence, the measured cost); and the per-unit cost
-    /// of each run with the fitted curve. A file there is replaced. Example:
-    /// `--units 100 --plot fit.svg`.
+    /// of each run with the fitted curve, for the first 36 strata. A file there
+    /// is replaced. Example: `--units 100 --plot fit.svg`.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
 
@@ -176,6 +176,15 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     }
     if let Some(path) = &args.plot {
         fit::plot::draw(&report, path)?;
+        let strata = report.model.strata.len();
+        if strata > fit::plot::MAX_PANELS {
+            output::warn(format_args!(
+                "{} draws the first {} of the {strata} strata (in the table's order); \
+                 to see the others, fit their timings apart with --plot",
+                path.display(),
+                fit::plot::MAX_PANELS
+            ));
+        }
     }
     let export =
         |out: &mut dyn std::io::Write| fit::export::exporter(args.format).export(&report, out);

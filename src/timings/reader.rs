@@ -160,6 +160,13 @@ pub enum IngestWarning {
     },
     /// More runs with gaps than are listed one by one.
     MoreRunsWithGaps { runs: usize },
+    /// Runs whose unit 1 ended at 0 s (`runs` of them, the first named):
+    /// their times count from the end of unit 1, not from the start.
+    FirstUnitAtZero {
+        runs: usize,
+        run: String,
+        stratum: String,
+    },
 }
 
 /// Runs whose gaps are listed one by one; the others are counted.
@@ -222,6 +229,14 @@ impl fmt::Display for IngestWarning {
                 f,
                 "{runs} more run{} have gaps in their unit numbers (not listed one by one)",
                 if *runs == 1 { "" } else { "s" }
+            ),
+            IngestWarning::FirstUnitAtZero { runs, run, stratum } => write!(
+                f,
+                "{runs} run(s) (the first: `{run}` of stratum {}) end unit 1 at 0 s: their times \
+                 count from the end of unit 1, not from the run's start, so unit 1 and the startup \
+                 are read as taking no time and every run is budgeted short of them; record the \
+                 time since the process started (calib probe does)",
+                crate::stratum::display_name(stratum)
             ),
             IngestWarning::EmptyFile { origin } => write!(
                 f,
@@ -417,6 +432,24 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
         warnings.push(IngestWarning::MoreRunsWithGaps {
             runs: runs_with_gaps - LISTED_GAP_RUNS,
         });
+    }
+    // Cumulative times whose unit 1 ends at 0: counted from its end.
+    if options.time_kind == TimeColumnKind::Cumulative {
+        let at_zero: Vec<&RunTimings> = out
+            .iter()
+            .filter(|r| {
+                r.points
+                    .first()
+                    .is_some_and(|&(unit, t)| unit == 1 && t == 0.0)
+            })
+            .collect();
+        if let Some(first) = at_zero.first() {
+            warnings.push(IngestWarning::FirstUnitAtZero {
+                runs: at_zero.len(),
+                run: first.run.clone(),
+                stratum: first.stratum.canonical(),
+            });
+        }
     }
     Ok(Timings {
         runs: out,
