@@ -141,6 +141,34 @@ fn times_counted_from_the_first_unit_are_said() {
     assert!(!stderr(&calib(&["fit", &f])).contains("at 0 s"));
 }
 
+/// fit --units shows what budget would give: no bound where the probe
+/// supports none for that run (one unit per run, a run of 100), in the table
+/// and the JSON alike.
+#[test]
+fn fit_marks_a_run_its_probe_cannot_support_as_budget_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(
+        dir.path(),
+        "one.csv",
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr2,d=a,1,11\nr3,d=a,1,12\n",
+    );
+    let table = stdout(&calib(&["fit", &f, "--units", "100"]));
+    let row = table.lines().find(|l| l.starts_with("d=a")).unwrap();
+    assert!(row.trim_end().ends_with("unsupported"), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&calib(&[
+        "fit", &f, "--units", "100", "--format", "json",
+    ])))
+    .unwrap();
+    assert!(json["projections"][0]["unsupported"].is_object(), "{json}");
+    // A probe that supports the run: a bound, and `null`.
+    let f = write_arg(dir.path(), "ok.csv", GOOD);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&calib(&[
+        "fit", &f, "--units", "4", "--format", "json",
+    ])))
+    .unwrap();
+    assert!(json["projections"][0]["unsupported"].is_null(), "{json}");
+}
+
 #[test]
 fn non_numeric_value_names_its_line() {
     expect_input_error(

@@ -1,5 +1,6 @@
 //! `--format json`: the model file's content, plus per-stratum projections at
-//! `--units` (when given) and the typed warnings.
+//! `--units` (when given), each with why `calib budget` would give it no time
+//! (`unsupported`, else `null`), and the typed warnings.
 
 use std::io;
 
@@ -16,7 +17,11 @@ impl Exporter for JsonExporter {
                 .strata
                 .iter()
                 .zip(report.projections(n))
-                .map(|(m, p)| serde_json::json!({ "stratum": m.stratum, "projection": p }))
+                .map(|(m, p)| {
+                    // As calib budget decides it: `null`, or why it gives no time.
+                    let unsupported = m.support_under(&p, crate::model::BendPolicy::Note);
+                    serde_json::json!({ "stratum": m.stratum, "projection": p, "unsupported": unsupported })
+                })
                 .collect(),
             None => Vec::new(),
         };

@@ -73,7 +73,12 @@ fn table(report: &FitReport) -> Table {
         if let Some(p) = projections.as_ref().map(|all| &all[k]) {
             row.push(human_duration(p.predicted_s));
             row.push(human_duration(p.floor_s));
-            row.push(human_duration(p.upper_s));
+            // As calib budget decides it: no bound where the probe supports
+            // none for this run (the warnings say why).
+            row.push(match m.support_under(p, crate::model::BendPolicy::Note) {
+                Some(_) => "unsupported".to_string(),
+                None => human_duration(p.upper_s),
+            });
         }
         table.push(row);
     }
@@ -92,7 +97,7 @@ fn footnote(report: &FitReport) -> Vec<String> {
                 "{SHORTFALL} = predicted time of a {n}-unit run / (the probe's mean time per unit x {n}). {plain_mean_too_short}"
             ),
             format!(
-                "predicted, measured, upper@{}: a {n}-unit run's central projection, measured cost (the slowest run's projection: no --time goes below it) and upper bound, as calib budget computes them.",
+                "predicted, measured, upper@{}: a {n}-unit run's central projection, measured cost (the slowest run's projection: no --time goes below it) and upper bound, as calib budget computes them (unsupported: budget gives no time, the warnings say why).",
                 percent_as_given(report.options.confidence)
             ),
         ],
