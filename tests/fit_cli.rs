@@ -169,6 +169,31 @@ fn fit_marks_a_run_its_probe_cannot_support_as_budget_does() {
     assert!(json["projections"][0]["unsupported"].is_null(), "{json}");
 }
 
+/// Units written as whole floats (`3.0`, as pandas writes an integer column
+/// with blanks) are the whole numbers they are; `2.5` is still no unit.
+#[test]
+fn units_written_as_whole_floats_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_arg(
+        dir.path(),
+        "t.csv",
+        "run,stratum,unit,elapsed_s\nr1,d=a,1.0,10\nr1,d=a,2.00,20\nr1,d=a,3.0,30\n",
+    );
+    let out = calib(&["fit", &f]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("d=a"));
+    expect_input_error(
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2.5,20\n",
+        3,
+        "`2.5`",
+    );
+    expect_input_error(
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2.,20\n",
+        3,
+        "`2.`",
+    );
+}
+
 #[test]
 fn non_numeric_value_names_its_line() {
     expect_input_error(

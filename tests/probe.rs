@@ -480,6 +480,7 @@ fn bad_inputs_exit_2_and_name_the_input() {
             vec!["-s", "k=v", "--", "no-such-program-xyz"],
             "no-such-program-xyz",
         ),
+        (vec!["-s", "k=v", "--", "/"], "is a folder, not a program"),
     ];
     // Labels longer than the rows calib fit reads, and repetitions past
     // 2^64 (named by the flag given), are refused before anything runs.

@@ -534,6 +534,10 @@ fn check_program(program: &OsString) -> Result<()> {
             Err(bad(
                 "is not executable; chmod +x it, or name its interpreter: -- python3 script.py",
             ))
+        } else if path.is_dir() {
+            Err(bad(
+                "is a folder, not a program; give the program (or script) to run",
+            ))
         } else {
             Err(bad("does not exist or is not a file"))
         };

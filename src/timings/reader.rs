@@ -1529,7 +1529,15 @@ impl Table<'_> {
             _ => None,
         };
         let unit_text = field(columns.unit);
-        let unit: u64 = match unit_text.parse() {
+        // `12.0`: a whole number as pandas writes an integer column that has
+        // blanks (it turns it to floats).
+        let whole = match unit_text.split_once('.') {
+            Some((digits, zeros)) if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => {
+                digits
+            }
+            _ => unit_text,
+        };
+        let unit: u64 = match whole.parse() {
             Ok(u) if (u >= 1 || (end.is_some() && u == 0)) && u <= MAX_COUNT => u,
             _ => {
                 return Err(bad(format!(
