@@ -922,11 +922,25 @@ fn bytes_that_are_not_utf8_are_named_at_their_line_as_such() {
     let dir = tempfile::tempdir().unwrap();
     // On the first row (which the csv crate placed at the header's line) and
     // on a later one.
-    for (rows, line) in [
-        (&b"r\xff0,a=1,1,10.134\nr0,a=1,2,20.1\n"[..], 2),
-        (&b"r0,a=1,1,10.134\nr\xe90,a=1,2,20.1\n"[..], 3),
+    // And in the header itself (a column name saved as Latin-1).
+    for (header, rows, line) in [
+        (
+            &b"run,stratum,unit,elapsed_s\n"[..],
+            &b"r\xff0,a=1,1,10.134\nr0,a=1,2,20.1\n"[..],
+            2,
+        ),
+        (
+            &b"run,stratum,unit,elapsed_s\n"[..],
+            &b"r0,a=1,1,10.134\nr\xe90,a=1,2,20.1\n"[..],
+            3,
+        ),
+        (
+            &b"run,stratum,unit,elapsed_s,\xe9t\xe9\n"[..],
+            &b"r0,a=1,1,10.134,x\n"[..],
+            1,
+        ),
     ] {
-        let mut table = b"run,stratum,unit,elapsed_s\n".to_vec();
+        let mut table = header.to_vec();
         table.extend_from_slice(rows);
         let f = write_arg(dir.path(), "latin3.csv", &table);
         let out = calib(&["fit", &f]);

@@ -750,6 +750,14 @@ fn locate_columns(
     })
 }
 
+/// The refusal of a byte that is no UTF-8, header or row alike.
+fn not_utf8_text(byte: u8) -> String {
+    format!(
+        "not UTF-8 text (byte 0x{byte:02X}); expected UTF-8 text (a table saved as Latin-1 or \
+         Windows-1252? `iconv -f latin1 -t utf-8` converts it)"
+    )
+}
+
 /// Where a command reads only calib's own columns: what reads a table from
 /// another tool.
 const FOREIGN_TABLE: &str = "this command reads calib's own columns (run, stratum, unit, \
@@ -1068,6 +1076,10 @@ fn read_table(
         .flexible(true)
         .has_headers(true)
         .from_reader(bytes);
+    if let Err(e) = std::str::from_utf8(first_line) {
+        let byte = first_line[e.valid_up_to()];
+        return Err(Error::input(origin.clone(), Some(1), not_utf8_text(byte)));
+    }
     let header = header_reader
         .headers()
         .map_err(|e| {
@@ -1340,10 +1352,7 @@ impl Table<'_> {
                         return self.parse_piece(bytes, line_offset, is_last, false);
                     }
                     let message = match not_utf8 {
-                        Some(at) => format!(
-                            "not UTF-8 text (byte 0x{:02X}); expected UTF-8 text (a table saved as Latin-1 or Windows-1252? `iconv -f latin1 -t utf-8` converts it)",
-                            bytes[at]
-                        ),
+                        Some(at) => not_utf8_text(bytes[at]),
                         None => format!("not valid CSV: {e}"),
                     };
                     return Err(Error::input(self.origin.clone(), Some(line), message));
