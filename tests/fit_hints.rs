@@ -81,3 +81,56 @@ fn no_candidate_no_suggestion() {
     assert!(err.contains("found: run, stratum, a, b"), "{err}");
     assert!(!err.contains("calib fit --"), "{err}");
 }
+
+/// Times since the run's start read with --per-unit rise at every unit of
+/// every run: a warning names --per-unit; durations under noise, which fall
+/// now and then, get none.
+#[test]
+fn cumulative_times_read_per_unit_are_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    let mut table = String::from("run,stratum,unit,elapsed_s\n");
+    for r in 1..=2 {
+        for u in 1..=6 {
+            table.push_str(&format!("r{r},d=a,{u},{}\n", 10 * u + r));
+        }
+    }
+    std::fs::write(&path, &table).unwrap();
+    let out = calib(&["fit", path.to_str().unwrap(), "--per-unit"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("leave out --per-unit"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(
+        &path,
+        "run,stratum,unit,elapsed_s\nr1,d=a,1,10\nr1,d=a,2,12\nr1,d=a,3,9\nr1,d=a,4,11\nr1,d=a,5,10\n",
+    )
+    .unwrap();
+    let out = calib(&["fit", path.to_str().unwrap(), "--per-unit"]);
+    assert!(
+        !stderr(&out).contains("leave out --per-unit"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A time column named for milliseconds is said to be read as seconds.
+#[test]
+fn a_time_column_named_for_milliseconds_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(
+        &path,
+        "run,stratum,unit,elapsed_ms\nr1,d=a,1,10000\nr1,d=a,2,20000\nr1,d=a,3,30000\n",
+    )
+    .unwrap();
+    let out = calib(&["fit", path.to_str().unwrap(), "--time-col", "elapsed_ms"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`elapsed_ms` is named as milliseconds"),
+        "{}",
+        stderr(&out)
+    );
+}

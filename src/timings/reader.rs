@@ -160,6 +160,12 @@ pub enum IngestWarning {
     },
     /// More runs with gaps than are listed one by one.
     MoreRunsWithGaps { runs: usize },
+    /// The time column's name says milliseconds; calib reads seconds.
+    TimeNamedMilliseconds { origin: String, column: String },
+    /// With `--per-unit`, every run of 5 units or more has each unit longer
+    /// than the one before: what cumulative times read as durations look
+    /// like (`runs` of them).
+    PerUnitLooksCumulative { runs: usize },
     /// Runs whose unit 1 ended at 0 s (`runs` of them, the first named):
     /// their times count from the end of unit 1, not from the start.
     FirstUnitAtZero {
@@ -229,6 +235,18 @@ impl fmt::Display for IngestWarning {
                 f,
                 "{runs} more run{} have gaps in their unit numbers (not listed one by one)",
                 if *runs == 1 { "" } else { "s" }
+            ),
+            IngestWarning::TimeNamedMilliseconds { origin, column } => write!(
+                f,
+                "{origin}: the time column `{column}` is named as milliseconds, and calib reads \
+                 seconds: every time would be a thousand times too long; divide it by 1000 first \
+                 if it holds milliseconds"
+            ),
+            IngestWarning::PerUnitLooksCumulative { runs } => write!(
+                f,
+                "with --per-unit, each unit of every run ({runs} of 5 units or more) took longer \
+                 than the one before, which is what times since the run's start look like read \
+                 as durations; if the column holds those, leave out --per-unit"
             ),
             IngestWarning::FirstUnitAtZero { runs, run, stratum } => write!(
                 f,
@@ -432,6 +450,18 @@ pub fn read_timings(inputs: &[PathBuf], options: &IngestOptions) -> Result<Timin
         warnings.push(IngestWarning::MoreRunsWithGaps {
             runs: runs_with_gaps - LISTED_GAP_RUNS,
         });
+    }
+    // Durations that rise at every unit in every run: cumulative times read
+    // as durations, most likely (a real cost under noise falls now and then).
+    if options.time_kind == TimeColumnKind::PerUnit {
+        let long: Vec<&RunTimings> = out.iter().filter(|r| r.points.len() >= 5).collect();
+        let rising = |r: &RunTimings| {
+            let durations: Vec<f64> = r.points.windows(2).map(|w| w[1].1 - w[0].1).collect();
+            durations.windows(2).all(|d| d[1] > d[0])
+        };
+        if !long.is_empty() && long.iter().all(|r| rising(r)) {
+            warnings.push(IngestWarning::PerUnitLooksCumulative { runs: long.len() });
+        }
     }
     // Cumulative times whose unit 1 ends at 0: counted from its end.
     if options.time_kind == TimeColumnKind::Cumulative {
@@ -1099,6 +1129,16 @@ fn read_table(
         && bytes.get(at.wrapping_sub(2)) != Some(&b'\r'))
     .then(|| (at, after_header.line() - 1));
     let columns = locate_columns(&header, origin, options)?;
+    // calib reads seconds: a time column named for milliseconds would make
+    // every run a thousand times longer, silently.
+    let time_name = header.get(columns.time).unwrap_or("").trim();
+    let lower = time_name.to_ascii_lowercase();
+    if lower.ends_with("_ms") || lower.ends_with("(ms)") || lower.contains("milli") {
+        warnings.push(IngestWarning::TimeNamedMilliseconds {
+            origin: origin.to_string(),
+            column: time_name.to_string(),
+        });
+    }
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
