@@ -650,6 +650,29 @@ fn within_grid(
     }
 }
 
+/// Each word of `words` that gives the option `long` (or `short`), in the
+/// forms sbatch reads (`--LONG=V`, `--LONG V`, `-S V`, `-SV`), with its value:
+/// `None` where a separate value is missing.
+fn option_given<'w>(
+    words: &'w [String],
+    long: &'w str,
+    short: Option<&'w str>,
+) -> impl Iterator<Item = Option<&'w str>> + 'w {
+    words.iter().enumerate().filter_map(move |(k, word)| {
+        let next = || words.get(k + 1).map(String::as_str);
+        if let Some(rest) = word.strip_prefix(long) {
+            if rest.is_empty() {
+                return Some(next());
+            }
+            if let Some(value) = rest.strip_prefix('=') {
+                return Some(Some(value));
+            }
+        }
+        let rest = word.strip_prefix(short?)?;
+        Some(if rest.is_empty() { next() } else { Some(rest) })
+    })
+}
+
 /// sbatch's options that take no value, when given without `=` (long) or
 /// alone (short): every other option takes the next word as its value.
 /// From sbatch.1: `--contiguous`, `--exclusive`, `--get-user-env`, `-h`,
@@ -732,16 +755,7 @@ fn sbatch_shape(words: &[String]) -> std::result::Result<(), String> {
         None => return Err("this sbatch line names no script after `--`".into()),
     }
     let options = &words[1..script_at];
-    let given = |long: &str, short: Option<&str>| {
-        options
-            .iter()
-            .filter(|w| {
-                w.strip_prefix(long)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
-                    || short.is_some_and(|s| w.starts_with(s))
-            })
-            .count()
-    };
+    let given = |long: &str, short: Option<&str>| option_given(options, long, short).count();
     for (long, short) in [("--array", Some("-a")), ("--export", None)] {
         if given(long, short) > 1 {
             return Err(format!(
@@ -860,32 +874,18 @@ impl Stage2Array {
         words: &'w [String],
         variable: impl Fn(&str) -> Option<&'w str>,
     ) -> std::result::Result<Stage2Array, String> {
+        // The last one given, as sbatch takes it.
+        let partition = option_given(words, "--partition", Some("-p"))
+            .flatten()
+            .last()
+            .map(str::to_string);
         let mut time_s = None;
-        let mut partition = None;
-        // The forms sbatch reads: --LONG=V, --LONG V, -S V and -SV.
-        let value_of = |k: usize, long: &str, short: &str| {
-            let word = &words[k];
-            match word
-                .strip_prefix(long)
-                .and_then(|rest| rest.strip_prefix('='))
-            {
-                Some(value) => Some(value),
-                None if word == long || word == short => words.get(k + 1).map(String::as_str),
-                None => word.strip_prefix(short).filter(|v| !v.is_empty()),
-            }
-        };
-        for k in 0..words.len() {
-            if let Some(name) = value_of(k, "--partition", "-p") {
-                // The last one given, as sbatch takes it.
-                partition = Some(name.to_string());
-            }
-            if let Some(time) = value_of(k, "--time", "-t") {
-                let parsed = crate::slurm::time::parse_time(time)
-                    .map_err(|e| format!("its --time `{}` is no Slurm time: {e}", excerpt(time)))?;
-                // The last one given, as sbatch takes it; `0` is no limit
-                // to sbatch, so no rate either.
-                time_s = parsed.seconds().filter(|&s| s > 0);
-            }
+        for time in option_given(words, "--time", Some("-t")).flatten() {
+            let parsed = crate::slurm::time::parse_time(time)
+                .map_err(|e| format!("its --time `{}` is no Slurm time: {e}", excerpt(time)))?;
+            // The last one given, as sbatch takes it; `0` is no limit to
+            // sbatch, so no rate either.
+            time_s = parsed.seconds().filter(|&s| s > 0);
         }
         let units = match variable("CALIB_UNITS") {
             None => None,
