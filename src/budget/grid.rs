@@ -166,11 +166,10 @@ impl Grid {
                 tasks: count(tasks_col, "tasks")?,
                 line,
             };
-            let most_tasks = crate::slurm::sacct::MAX_ARRAY_INDEX + 1;
-            if let Some(tasks) = size.tasks.filter(|&t| t > most_tasks) {
-                return Err(bad(format!(
-                    "`tasks` is {tasks}; expected at most {most_tasks}: one array holds no more (Slurm's MaxArraySize)"
-                )));
+            if let Some(tasks) = size.tasks {
+                if let Some(why) = crate::slurm::sacct::tasks_past_max(tasks) {
+                    return Err(bad(format!("`tasks` is {tasks}; {why}")));
+                }
             }
             if grid.sizes.insert(stratum.clone(), size).is_some() {
                 return Err(bad(format!("stratum `{stratum}` is listed twice")));

@@ -62,13 +62,8 @@ pub fn count(text: &str) -> Result<u64, String> {
 /// at most Slurm's largest MaxArraySize (4000001; sites set less, 1001 by
 /// default, and sbatch then says so).
 pub fn tasks(text: &str) -> Result<u64, String> {
-    let most = crate::slurm::sacct::MAX_ARRAY_INDEX + 1;
-    match count(text)? {
-        n if n <= most => Ok(n),
-        _ => Err(format!(
-            "expected at most {most} tasks: one array holds no more (Slurm's MaxArraySize)"
-        )),
-    }
+    let n = count(text)?;
+    crate::slurm::sacct::tasks_past_max(n).map_or(Ok(n), Err)
 }
 
 /// `--confidence P`: a one-sided confidence above 0.5 (below it, a bound

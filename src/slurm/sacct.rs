@@ -107,6 +107,26 @@ pub enum Step {
 /// at most 4000001, and indexes run to one less.
 pub const MAX_ARRAY_INDEX: u64 = 4_000_000;
 
+/// Slurm's largest MaxArraySize: the most tasks one array holds anywhere.
+pub const MAX_ARRAY_SIZE: u64 = MAX_ARRAY_INDEX + 1;
+
+/// Why `index` names no array task any Slurm runs.
+fn index_past_max(index: impl fmt::Display) -> String {
+    format!(
+        "array index {index} is past the largest Slurm allows ({MAX_ARRAY_INDEX}: MaxArraySize is at most {MAX_ARRAY_SIZE})"
+    )
+}
+
+/// Why `tasks` cannot be one array, where they cannot (`--tasks`, a sizes
+/// CSV's `tasks`).
+pub(crate) fn tasks_past_max(tasks: u64) -> Option<String> {
+    (tasks > MAX_ARRAY_SIZE).then(|| {
+        format!(
+            "expected at most {MAX_ARRAY_SIZE} tasks: one array holds no more (Slurm's MaxArraySize)"
+        )
+    })
+}
+
 /// A parsed JobID, keeping the text as printed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct JobId {
@@ -125,10 +145,7 @@ impl JobId {
         let id = JobId::parse(text)?;
         if let JobKind::ArrayTask(index) = id.kind {
             if index > MAX_ARRAY_INDEX {
-                return Err(format!(
-                    "`{text}` names array index {index}, past the largest Slurm allows ({MAX_ARRAY_INDEX}: MaxArraySize is at most {})",
-                    MAX_ARRAY_INDEX + 1
-                ));
+                return Err(format!("`{text}`: {}", index_past_max(index)));
             }
         }
         if id.step.is_none() && matches!(id.kind, JobKind::Plain | JobKind::ArrayTask(_)) {
@@ -303,9 +320,7 @@ fn pending_range(spec: &str) -> std::result::Result<Option<u64>, String> {
         }
         number(text)
             .filter(|&n| n <= MAX_ARRAY_INDEX)
-            .ok_or_else(|| {
-                format!("array index {text} is past the largest Slurm allows ({MAX_ARRAY_INDEX})")
-            })
+            .ok_or_else(|| index_past_max(text))
     };
     let mut total = 0u64;
     for part in parts {
