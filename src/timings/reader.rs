@@ -1579,15 +1579,16 @@ impl Table<'_> {
         };
         let unit_text = field(columns.unit);
         // `12.0`: a whole number as pandas writes an integer column that has
-        // blanks (it turns it to floats).
-        let whole = match unit_text.split_once('.') {
+        // blanks (it turns it to floats); looked at only where the plain
+        // integer every calib table holds does not parse.
+        let whole_float = || match unit_text.split_once('.') {
             Some((digits, zeros)) if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => {
-                digits
+                digits.parse().ok()
             }
-            _ => unit_text,
+            _ => None,
         };
-        let unit: u64 = match whole.parse() {
-            Ok(u) if (u >= 1 || (end.is_some() && u == 0)) && u <= MAX_COUNT => u,
+        let unit: u64 = match unit_text.parse().ok().or_else(whole_float) {
+            Some(u) if (u >= 1 || (end.is_some() && u == 0)) && u <= MAX_COUNT => u,
             _ => {
                 return Err(bad(format!(
                     "`{}` is `{}`; expected a whole number of units from 1 to {MAX_COUNT}",
@@ -1798,32 +1799,32 @@ fn finish_run(
     if let (Some((_, end_unit, _, end_place)), Some((unit, _, place))) =
         (&builder.end, builder.points.last())
     {
-        if unit > end_unit && end_place.file == place.file && end_place.line > place.line {
-            // The end row comes after the unit rows it miscounts: it is the
-            // row at fault.
-            return Err(Error::input(
-                at(end_place),
-                Some(end_place.line),
-                format!(
-                    "run `{}`: its end row says {} completed, but line {} is a row for unit {unit}; expected the end row's unit to count every unit the run finished",
-                    builder.run,
-                    crate::output::count(*end_unit, "unit", "units"),
-                    place.line
-                ),
-            ));
-        }
         if unit > end_unit {
-            return Err(Error::input(
-                at(place),
-                Some(place.line),
-                format!(
-                    "run `{}` has a row for unit {unit}, beyond its end row's {} completed ({}, line {}); expected the end row to close the run (two runs under one run id?)",
-                    builder.run,
-                    crate::output::count(*end_unit, "unit", "units"),
+            let completed = crate::output::count(*end_unit, "unit", "units");
+            // An end row after the unit rows it miscounts is the row at
+            // fault; a unit row after it, another run under its id.
+            let error = if end_place.file == place.file && end_place.line > place.line {
+                Error::input(
                     at(end_place),
-                    end_place.line
-                ),
-            ));
+                    Some(end_place.line),
+                    format!(
+                        "run `{}`: its end row says {completed} completed, but line {} is a row for unit {unit}; expected the end row's unit to count every unit the run finished",
+                        builder.run, place.line
+                    ),
+                )
+            } else {
+                Error::input(
+                    at(place),
+                    Some(place.line),
+                    format!(
+                        "run `{}` has a row for unit {unit}, beyond its end row's {completed} completed ({}, line {}); expected the end row to close the run (two runs under one run id?)",
+                        builder.run,
+                        at(end_place),
+                        end_place.line
+                    ),
+                )
+            };
+            return Err(error);
         }
     }
     let gaps = unit_gaps(builder, origins);
