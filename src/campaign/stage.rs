@@ -469,11 +469,7 @@ fn check_submission(
         let at = Some(*line);
         sbatch_shape(words).map_err(|why| Error::input(origin.clone(), at, why))?;
         let variable = |name: &str| {
-            words
-                .iter()
-                .filter_map(|w| w.strip_prefix("--export="))
-                .flat_map(|list| list.split(','))
-                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            export_items(words).find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
         };
         arrays.push(
             Stage2Array::of(words, variable)
@@ -650,6 +646,15 @@ fn within_grid(
     }
 }
 
+/// The items of an sbatch line's `--export=` lists (`ALL`, `CALIB_UNITS=10`,
+/// ...), in order.
+fn export_items(words: &[String]) -> impl Iterator<Item = &str> {
+    words
+        .iter()
+        .filter_map(|w| w.strip_prefix("--export="))
+        .flat_map(|list| list.split(','))
+}
+
 /// Each word of `words` that gives the option `long` (or `short`), in the
 /// forms sbatch reads (`--LONG=V`, `--LONG V`, `-S V`, `-SV`), with its value:
 /// `None` where a separate value is missing.
@@ -772,11 +777,7 @@ fn sbatch_shape(words: &[String]) -> std::result::Result<(), String> {
                 .into(),
         );
     }
-    let exported: Vec<&str> = options
-        .iter()
-        .filter_map(|w| w.strip_prefix("--export="))
-        .flat_map(|list| list.split(','))
-        .collect();
+    let exported: Vec<&str> = export_items(options).collect();
     if exported
         .first()
         .is_some_and(|v| v.eq_ignore_ascii_case("NONE"))
