@@ -252,7 +252,7 @@ fn write_at_target(
     if_exists: IfExists,
     fill: impl FnOnce(&mut File, &Path) -> Result<()>,
 ) -> Result<PathBuf> {
-    let (target, shown, dir) = checked_target(path, if_exists)?;
+    let (target, shown, dir, replaced_mode) = checked_target(path, if_exists)?;
     let failed = |e: std::io::Error| Error::io(format!("cannot write {shown}"), e);
     let name = target
         .file_name()
@@ -276,12 +276,10 @@ fn write_at_target(
         // asked for: the error's own description is enough beside the target.
         .map_err(|e| failed(without_path(&e)))?;
     // A file replaced keeps its mode (a model shared with a group stays so).
-    if if_exists == IfExists::Replace {
-        if let Ok(meta) = std::fs::metadata(&target) {
-            // Not the set-id bits: a file calib writes is no program.
-            let mode = std::fs::Permissions::from_mode(meta.permissions().mode() & 0o777);
-            temp.as_file().set_permissions(mode).map_err(failed)?;
-        }
+    if let Some(mode) = replaced_mode {
+        temp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(failed)?;
     }
     let temp_path = temp.path().to_path_buf();
     fill(temp.as_file_mut(), &temp_path)?;
@@ -328,9 +326,15 @@ pub(crate) fn check_replaceable(path: &Path) -> Result<()> {
     checked_target(path, IfExists::Replace).map(|_| ())
 }
 
+/// What [`checked_target`] found: where the write lands, that path as
+/// messages show it, its folder, and the mode of the file it replaces
+/// (`IfExists::Replace`, where one is there; set-id bits left out, as a file
+/// calib writes is no program).
+type CheckedTarget = (PathBuf, String, PathBuf, Option<u32>);
+
 /// The checks of [`write_file_with`] before it writes: where the write lands
 /// (links followed), that path as messages show it, and its folder.
-fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, PathBuf)> {
+fn checked_target(path: &Path, if_exists: IfExists) -> Result<CheckedTarget> {
     let target = write_target(path)?;
     // Messages name the path as the user gave it, and where a link led.
     let shown = if target == path {
@@ -340,11 +344,12 @@ fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, 
     };
     // Keep leaves whatever is there (the rename without replacing fails with
     // AlreadyExists), so only Replace needs to look at it.
-    if if_exists == IfExists::Replace {
-        if let Some(meta) = std::fs::symlink_metadata(&target)
-            .ok()
-            .filter(|m| !m.is_file())
-        {
+    let mut replaced_mode = None;
+    if let Some(meta) = std::fs::symlink_metadata(&target)
+        .ok()
+        .filter(|_| if_exists == IfExists::Replace)
+    {
+        if !meta.is_file() {
             let kind = kind_of(meta.file_type());
             let what = if target == path {
                 kind.to_string()
@@ -359,19 +364,18 @@ fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, 
         }
         // A file its owner made read-only (chmod a-w) is one they meant to
         // keep: the rename would replace it all the same, so it is refused.
-        if let Ok(meta) = std::fs::metadata(&target) {
-            if meta.permissions().mode() & 0o222 == 0 {
-                return Err(Error::input(
-                    Origin::file(path),
-                    None,
-                    format!(
-                        "write-protected (mode {:o}): calib does not replace it; \
-                         chmod u+w it, or give another path",
-                        meta.permissions().mode() & 0o777
-                    ),
-                ));
-            }
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o222 == 0 {
+            return Err(Error::input(
+                Origin::file(path),
+                None,
+                format!(
+                    "write-protected (mode {mode:o}): calib does not replace it; \
+                     chmod u+w it, or give another path"
+                ),
+            ));
         }
+        replaced_mode = Some(mode);
     }
     let dir = folder_of(&target);
     // A folder that is not there is a path the user typed, not a failure of
@@ -388,7 +392,7 @@ fn checked_target(path: &Path, if_exists: IfExists) -> Result<(PathBuf, String, 
             dir.display()
         )));
     }
-    Ok((target, shown, dir))
+    Ok((target, shown, dir, replaced_mode))
 }
 
 fn folder_of(path: &Path) -> PathBuf {
