@@ -25,6 +25,25 @@ const SLUG_HASH_DIGITS: usize = 16;
 const SEMICOLON: &str =
     "holds a `;`, which separates the labels in the CALIB_STRATUM that jobs receive";
 
+/// The quotes a label may not hold: a label reaches sbatch's `--export` list
+/// (as `CALIB_STRATUM`), whose splitter groups everything from a `'` or `"`
+/// to the next one, commas included, so one quote would swallow the rest of
+/// the list (`CALIB_UNITS`, `CALIB_GRID`) into the stratum. Seen on Slurm
+/// 22.05: `--export=ALL,A=O'Brien,B=30` gives one variable `A`.
+pub(crate) const EXPORT_QUOTES: [char; 2] = ['\'', '"'];
+
+/// Refuses `value` (named by `what`) if it holds a quote that sbatch's
+/// `--export` list would read as grouping ([`EXPORT_QUOTES`]).
+pub(crate) fn refuse_export_quote(what: &str, value: &str) -> Result<(), String> {
+    match value.chars().find(|c| EXPORT_QUOTES.contains(c)) {
+        Some(quote) => Err(format!(
+            "{what} holds a `{quote}`, which sbatch's --export reads as opening a quoted group \
+             (the tasks would get the next variables inside it); leave it out"
+        )),
+        None => Ok(()),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Stratum {
     /// The labels sorted by key, keys unique. A sorted vector, not a map:
@@ -37,8 +56,9 @@ pub struct Stratum {
 
 impl Stratum {
     /// Parses `k=v[,k=v]...` in any order. Keys must be non-empty and unique;
-    /// neither keys nor values may contain `,`, `=` or `;` (which separates
-    /// the labels in the `CALIB_STRATUM` jobs receive).
+    /// neither keys nor values may contain `,`, `=`, `;` (which separates
+    /// the labels in the `CALIB_STRATUM` jobs receive) or a quote
+    /// ([`EXPORT_QUOTES`]).
     pub fn parse(text: &str) -> Result<Stratum, String> {
         // Before trimming: a newline at either end is refused, not hidden.
         refuse_control("stratum", text)?;
@@ -69,6 +89,7 @@ impl Stratum {
         if value.contains('=') {
             return Err(format!("`{pair}`: a value may not contain `=`"));
         }
+        refuse_export_quote(&format!("`{pair}`"), pair)?;
         self.insert(key, value)
     }
 
@@ -86,6 +107,7 @@ impl Stratum {
         if key.contains(';') || value.contains(';') {
             return Err(format!("label `{key}={value}` {SEMICOLON}"));
         }
+        refuse_export_quote(&format!("label `{key}={value}`"), &format!("{key}{value}"))?;
         match self.labels.binary_search_by(|(k, _)| k.as_str().cmp(key)) {
             Ok(_) => Err(format!("the key `{key}` is given twice")),
             Err(at) => {
@@ -213,6 +235,20 @@ mod tests {
         assert!(Stratum::parse("name=x,model=7B").is_ok());
     }
     use super::*;
+
+    #[test]
+    fn a_quote_is_refused_wherever_a_label_is_made() {
+        for text in ["dataset=O'Brien", "title=say \"hi\"", "it's=1"] {
+            let why = Stratum::parse(text).unwrap_err();
+            assert!(why.contains("--export"), "{text}: {why}");
+            assert_eq!(why.matches(text).count(), 1, "{why}");
+        }
+        assert!(Stratum::default().insert("name", "O'Brien").is_err());
+        assert!(Stratum::default().insert("na\"me", "x").is_err());
+        // What the quotes are refused for still reaches a job: `$`, spaces,
+        // backslashes and `|` are kept (the shell quoting carries them).
+        assert!(Stratum::parse("name=a $b \\c|d").is_ok());
+    }
 
     #[test]
     fn canonical_sorts_keys() {

@@ -47,8 +47,8 @@ use crate::stats::median;
 use crate::stratum::Stratum;
 use crate::timings::Timings;
 
-pub use query::SACCT_FORMAT;
 pub(crate) use query::{check_columns, SacctQuery};
+pub use query::{SACCT_DELIMITER, SACCT_FORMAT};
 pub(crate) use whole_runs::whole_run_rows;
 
 /// Below this share of its budget used by the slowest task, calib suggests a

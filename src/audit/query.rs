@@ -6,11 +6,17 @@ use std::process::Command;
 
 use crate::error::{Error, Origin, Result};
 use crate::probe::gate::shell_join;
-use crate::slurm::sacct::SacctTable;
+use crate::slurm::sacct::{parse_sacct, SacctOptions, SacctTable};
 
 /// The columns calib asks sacct for. Comment comes last: values are not escaped
 /// and a comment is the field most likely to contain the delimiter.
 pub const SACCT_FORMAT: &str = "JobID,JobIDRaw,JobName,Partition,State,ExitCode,Elapsed,ElapsedRaw,Timelimit,TimelimitRaw,NodeList,Start,End,Comment";
+
+/// The field separator calib asks sacct for when it runs sacct itself: the
+/// ASCII unit separator, which no job name or comment a user types holds.
+/// With `|` (sacct's own), a `|` in a job name or comment (a label of calib's
+/// strata reaches the comment) shifts the columns; sacct escapes nothing.
+pub const SACCT_DELIMITER: &str = "\u{1f}";
 
 /// Which jobs to ask sacct for; all `None` is sacct's own default (this
 /// user's jobs since midnight).
@@ -26,11 +32,13 @@ pub(crate) struct SacctQuery {
 
 impl SacctQuery {
     /// The arguments of the `sacct` command: job rows only (`-X`), parsable
-    /// (`-P`), the columns of [`SACCT_FORMAT`].
+    /// (`-P`) with [`SACCT_DELIMITER`] between fields, the columns of
+    /// [`SACCT_FORMAT`].
     pub(crate) fn argv(&self) -> Vec<String> {
         let mut argv = vec![
             "-P".to_string(),
             "-X".to_string(),
+            format!("--delimiter={SACCT_DELIMITER}"),
             format!("--format={SACCT_FORMAT}"),
         ];
         for (flag, value) in [
@@ -45,9 +53,9 @@ impl SacctQuery {
         argv
     }
 
-    /// Runs sacct and returns its output and how to name it in messages. No
+    /// Runs sacct and returns its table and how to name it in messages. No
     /// sacct on `PATH` is a refusal that says how to pass its text instead.
-    pub fn run(&self) -> Result<(String, Origin)> {
+    pub fn run(&self) -> Result<(SacctTable, Origin)> {
         let argv = self.argv();
         // Shell-quoted, so that a value from the user (a -j list sacct
         // rejected) shows where it starts and ends and can be pasted back.
@@ -77,7 +85,12 @@ impl SacctQuery {
                 "sacct's output is not UTF-8",
             )
         })?;
-        Ok((text, Origin::Argument(format!("the output of `{shown}`"))))
+        let origin = Origin::Argument(format!("the output of `{shown}`"));
+        let options = SacctOptions {
+            delimiter: Some(SACCT_DELIMITER.to_string()),
+            columns: None,
+        };
+        Ok((parse_sacct(&text, &origin, &options)?, origin))
     }
 }
 
@@ -132,7 +145,7 @@ mod tests {
         };
         let argv = query.argv();
         assert_eq!(argv[..2], ["-P", "-X"]);
-        assert_eq!(argv[3..], ["-j", "4242,4243", "--name", "calib-x"]);
+        assert_eq!(argv[4..], ["-j", "4242,4243", "--name", "calib-x"]);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub(crate) fn whole_run_rows(
 
 /// The stratum a task's whole-run row is filed under: the comment's stratum, or
 /// `name=<group>` when only a job name is known (`,`, `=` and `;` would split
-/// the label, so they become `_`).
+/// the label and a quote would split sbatch's `--export`, so they become `_`).
 fn stratum_for(row: &SacctRow, options: &AuditOptions) -> Stratum {
     if let Some(stratum) = comment_stratum(row) {
         return stratum;
@@ -75,7 +75,13 @@ fn stratum_for(row: &SacctRow, options: &AuditOptions) -> Stratum {
     let (group, _) = group_of(row, options.by_name.as_ref());
     let value: String = group
         .chars()
-        .map(|c| if matches!(c, ',' | '=' | ';') { '_' } else { c })
+        .map(|c| {
+            if matches!(c, ',' | '=' | ';') || crate::stratum::EXPORT_QUOTES.contains(&c) {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect();
     let mut stratum = Stratum::default();
     let _ = stratum.insert("name", &value);

@@ -62,7 +62,7 @@ use serde::{Deserialize, Serialize};
 use super::grid::{cell_log_line, CampaignGrid, StratumCells};
 use crate::atomic::CreatedFiles;
 use crate::budget::export::{
-    absolute, exported_variables, refuse_comma_in_export, script_argument, GRID_VARIABLE,
+    absolute, exported_variables, refuse_split_in_export, script_argument, GRID_VARIABLE,
 };
 use crate::error::{Error, Origin, Result};
 use crate::limits::excerpt;
@@ -920,7 +920,7 @@ pub fn stage(plan: &StagePlan) -> Result<Staged> {
     let grid_abs = std::fs::canonicalize(&plan.grid_path)
         .map(|p| p.to_string_lossy().into_owned())
         .map_err(|e| Error::Refused(format!("the grid {}: {e}", plan.grid_path.display())))?;
-    refuse_comma_in_export(&grid_abs, "the grid")?;
+    refuse_split_in_export(&grid_abs, "the grid")?;
     let (arrays, stage2) = same_submission(plan, &grid, Path::new(&grid_abs))?;
     let (stratum, why) = smoke_stratum(&grid, plan.stratum.as_deref(), &arrays)?;
     let warnings = smoke_time_warning(plan, &grid, &stratum.stratum, &arrays)

@@ -19,7 +19,7 @@ use crate::slurm::sacct::{parse_sacct, SacctOptions};
 use crate::timings::write_timings_file;
 
 // Named here too for the tests' fake sacct, which prints these columns.
-pub use crate::audit::SACCT_FORMAT;
+pub use crate::audit::{SACCT_DELIMITER, SACCT_FORMAT};
 
 /// The description `--help` and the manual page show (set on the subcommand
 /// in `crate::cli`, where the one-line `about` comes from).
@@ -132,8 +132,15 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
         ("SACCT", usize::from(args.sacct.as_deref() == Some("-"))),
         ("--timings", dashes(&args.timings)),
     ])?;
-    let (text, origin) = match args.sacct.as_deref() {
-        Some(value) => read_text_argument(value, "SACCT", &crate::limits::TABLE)?,
+    let (table, origin) = match args.sacct.as_deref() {
+        Some(value) => {
+            let (text, origin) = read_text_argument(value, "SACCT", &crate::limits::TABLE)?;
+            let sacct_options = SacctOptions {
+                delimiter: args.delimiter.clone(),
+                columns: None,
+            };
+            (parse_sacct(&text, &origin, &sacct_options)?, origin)
+        }
         None => SacctQuery {
             jobs: args.jobs.clone(),
             since: args.since.clone(),
@@ -141,11 +148,6 @@ pub fn run(args: &AuditArgs) -> Result<i32> {
         }
         .run()?,
     };
-    let sacct_options = SacctOptions {
-        delimiter: args.delimiter.clone(),
-        columns: None,
-    };
-    let table = parse_sacct(&text, &origin, &sacct_options)?;
     for warning in check_columns(&table, &origin)? {
         output::warn(warning);
     }

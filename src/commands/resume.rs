@@ -195,7 +195,13 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         ));
     }
     let sacct = match (&args.sacct, &args.jobs) {
-        (Some(value), _) => Some(read_text_argument(value, "--sacct", &crate::limits::TABLE)?),
+        (Some(value), _) => {
+            let (text, origin) = read_text_argument(value, "--sacct", &crate::limits::TABLE)?;
+            Some((
+                parse_sacct(&text, &origin, &SacctOptions::default())?,
+                origin,
+            ))
+        }
         (None, Some(jobs)) => Some(
             SacctQuery {
                 jobs: Some(jobs.clone()),
@@ -207,8 +213,7 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         (None, None) => None,
     };
     let sacct = match sacct {
-        Some((text, origin)) => {
-            let table = parse_sacct(&text, &origin, &SacctOptions::default())?;
+        Some((table, origin)) => {
             for warning in check_columns(&table, &origin)? {
                 output::warn(warning);
             }

@@ -203,8 +203,14 @@ fn run_plan(args: &PlanArgs) -> Result<i32> {
 
 fn run_check(args: &CheckArgs) -> Result<i32> {
     let trigger = Trigger::load(&args.trigger)?;
-    let (text, origin) = match (&args.sacct, &args.job) {
-        (Some(text), _) => read_text_argument(text, "--sacct", &crate::limits::TABLE)?,
+    let (table, _origin) = match (&args.sacct, &args.job) {
+        (Some(text), _) => {
+            let (text, origin) = read_text_argument(text, "--sacct", &crate::limits::TABLE)?;
+            (
+                parse_sacct(&text, &origin, &SacctOptions::default())?,
+                origin,
+            )
+        }
         (None, Some(job)) => SacctQuery {
             jobs: Some(job.clone()),
             ..SacctQuery::default()
@@ -216,7 +222,6 @@ fn run_check(args: &CheckArgs) -> Result<i32> {
             ))
         }
     };
-    let table = parse_sacct(&text, &origin, &SacctOptions::default())?;
     let smoke = find_smoke_job(&trigger, &table)?;
     let outcomes = evaluate(&trigger, &smoke);
     let passed = outcomes.iter().all(|o| o.passed);

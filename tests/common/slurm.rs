@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use calib::commands::audit::SACCT_FORMAT;
+use calib::commands::audit::{SACCT_DELIMITER, SACCT_FORMAT};
 use calib::error::Origin;
 use calib::slurm::sacct::{parse_sacct, JobKind, SacctOptions};
 
@@ -88,8 +88,14 @@ pub fn submit(script: &str, options: &[&str], dir: &Path) -> String {
 
 /// `sacct -P -X -j ID` with calib audit's columns, header included.
 pub fn sacct_text(id: &str) -> String {
+    sacct_delimited(id, "|")
+}
+
+/// [`sacct_text`] with `delimiter` between fields.
+fn sacct_delimited(id: &str, delimiter: &str) -> String {
     let out = Command::new("sacct")
         .args(["-P", "-X", "-j", id, &format!("--format={SACCT_FORMAT}")])
+        .arg(format!("--delimiter={delimiter}"))
         .output()
         .expect("cannot run sacct");
     assert!(
@@ -133,8 +139,13 @@ fn wait_rows(id: &str, tasks: Option<usize>, timeout: Duration) -> String {
     let mut previous = String::new();
     loop {
         let gone = left_the_queue(id);
-        let text = sacct_text(id);
-        let table = parse_sacct(&text, &Origin::Stdin, &SacctOptions::default())
+        // Read with calib's own delimiter: a job's comment may hold a `|`.
+        let text = sacct_delimited(id, SACCT_DELIMITER);
+        let options = SacctOptions {
+            delimiter: Some(SACCT_DELIMITER.to_string()),
+            columns: None,
+        };
+        let table = parse_sacct(&text, &Origin::Stdin, &options)
             .unwrap_or_else(|e| panic!("sacct output for job {id} does not parse: {e}\n{text}"));
         let done = !table.rows.is_empty()
             && tasks.is_none_or(|n| table.rows.len() == n)
@@ -148,7 +159,7 @@ fn wait_rows(id: &str, tasks: Option<usize>, timeout: Duration) -> String {
                         .is_some_and(|j| matches!(j.kind, JobKind::ArrayPending(_)))
             });
         if gone && done && text == previous {
-            return text;
+            return sacct_text(id);
         }
         assert!(
             start.elapsed() < timeout,

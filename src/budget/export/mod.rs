@@ -50,15 +50,17 @@ pub(crate) fn absolute(path: &std::path::Path, what: &str) -> crate::error::Resu
         .map_err(|e| crate::error::Error::Refused(format!("{what} {}: {e}", path.display())))
 }
 
-/// Refuses a path that sbatch's `--export` list would split at its comma
-/// (`what` names it): the task would get a truncated value.
-pub(crate) fn refuse_comma_in_export(path: &str, what: &str) -> crate::error::Result<()> {
+/// Refuses a path that sbatch's `--export` list would split at its comma or
+/// group from a quote (`what` names it): the task would get a truncated
+/// value, or the other variables inside this one.
+pub(crate) fn refuse_split_in_export(path: &str, what: &str) -> crate::error::Result<()> {
     if path.contains(',') {
         return Err(crate::error::Error::Refused(format!(
             "{what} {path}: the path holds a comma, which sbatch's --export would split; move or rename the file"
         )));
     }
-    Ok(())
+    crate::stratum::refuse_export_quote(&format!("{what} {path}"), path)
+        .map_err(|why| crate::error::Error::Refused(format!("{why}; move or rename the file")))
 }
 
 /// The two absolute paths a task needs to derive its cell: the calib that
@@ -77,7 +79,7 @@ impl GridDerivation {
     pub fn for_grid(path: &std::path::Path) -> crate::error::Result<GridDerivation> {
         use crate::error::Error;
         let grid = absolute(path, "--grid")?;
-        refuse_comma_in_export(&grid, "--grid")?;
+        refuse_split_in_export(&grid, "--grid")?;
         let calib = std::env::current_exe()
             .map_err(|e| Error::io("cannot find calib's own path for the job scripts", e))?;
         Ok(GridDerivation {
