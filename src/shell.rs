@@ -102,7 +102,7 @@ pub(crate) fn directive_word(word: &str) -> String {
 /// draw as a line break); and the bidirectional controls, which reorder what a
 /// terminal or an editor shows of the rest of the line (the "Trojan Source"
 /// attack, CVE-2021-42574): a label could make a line read other than it is.
-fn disturbs_a_line(c: char) -> bool {
+pub(crate) fn disturbs_a_line(c: char) -> bool {
     c.is_control() || c == '\u{2028}' || c == '\u{2029}' || is_bidi_control(c)
 }
 

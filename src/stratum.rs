@@ -32,6 +32,29 @@ const SEMICOLON: &str =
 /// 22.05: `--export=ALL,A=O'Brien,B=30` gives one variable `A`.
 pub(crate) const EXPORT_QUOTES: [char; 2] = ['\'', '"'];
 
+/// `text` (a job name, from anyone) made a label value that every way of
+/// building a stratum accepts, and that tells different texts apart: each
+/// character a label may not hold (`,` `=` `;`, the quotes, control
+/// characters) and `%` itself written as `%` and its UTF-8 bytes in hex, as
+/// in a URL (`a,b` is `a%2Cb`, `a;b` is `a%3Bb`).
+pub(crate) fn label_value(text: &str) -> String {
+    let mut value = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, ',' | '=' | ';' | '%')
+            || EXPORT_QUOTES.contains(&c)
+            || crate::shell::disturbs_a_line(c)
+        {
+            let mut bytes = [0; 4];
+            for b in c.encode_utf8(&mut bytes).bytes() {
+                value.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            value.push(c);
+        }
+    }
+    value
+}
+
 /// Refuses `value` (named by `what`) if it holds a quote that sbatch's
 /// `--export` list would read as grouping ([`EXPORT_QUOTES`]).
 pub(crate) fn refuse_export_quote(what: &str, value: &str) -> Result<(), String> {
@@ -248,6 +271,31 @@ mod tests {
         // What the quotes are refused for still reaches a job: `$`, spaces,
         // backslashes and `|` are kept (the shell quoting carries them).
         assert!(Stratum::parse("name=a $b \\c|d").is_ok());
+    }
+
+    #[test]
+    fn any_text_becomes_a_label_value_and_different_texts_stay_apart() {
+        let texts = [
+            "a,b",
+            "a;b",
+            "a_b",
+            "a%2Cb",
+            "O'Brien",
+            "bell\u{7}",
+            "a=b",
+            "\u{202e}x",
+        ];
+        let values: Vec<String> = texts.iter().map(|t| label_value(t)).collect();
+        for (text, value) in texts.iter().zip(&values) {
+            assert!(
+                Stratum::default().insert("name", value).is_ok(),
+                "{text}: {value}"
+            );
+        }
+        let distinct: std::collections::HashSet<&String> = values.iter().collect();
+        assert_eq!(distinct.len(), texts.len(), "{values:?}");
+        assert_eq!(label_value("a,b"), "a%2Cb");
+        assert_eq!(label_value("plain-name_1"), "plain-name_1");
     }
 
     #[test]

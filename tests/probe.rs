@@ -293,10 +293,11 @@ fn a_custom_regex_counts_only_its_lines_and_shows_the_first_few() {
 }
 
 #[test]
-fn no_marker_at_all_still_records_the_end_and_says_so() {
+fn no_marker_at_all_still_records_the_end_and_fails_saying_so() {
     let dir = tempfile::tempdir().unwrap();
     let out = run(probe(dir.path()).args(["-s", "k=v", "--", "sh", "-c", "echo hello"]));
-    assert_eq!(out.status.code(), Some(0));
+    // The command exited 0, but a probe that measured no unit is no success.
+    assert_eq!(out.status.code(), Some(1));
     let r = &runs(dir.path())[0];
     assert!(r.points.is_empty());
     assert_eq!(r.end.clone().unwrap().1, 0);

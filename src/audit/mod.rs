@@ -41,7 +41,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::slurm::partitions::PartitionList;
-use crate::slurm::sacct::{JobId, JobKind, JobState, SacctRow, SacctTable};
+use crate::slurm::sacct::{JobId, JobState, SacctRow, SacctTable};
 use crate::slurm::time::{format_sbatch_time, sbatch_minutes, PrintedLimit, SlurmTime};
 use crate::stats::median;
 use crate::stratum::Stratum;
@@ -376,16 +376,17 @@ pub struct Audit {
     pub groups: Vec<GroupAudit>,
     /// Job rows used.
     pub job_rows: usize,
-    /// Step rows (and het components after the first) left out.
+    /// Step rows left out.
     pub skipped_rows: usize,
     /// Rows that repeated a JobID already seen (the last one was kept).
     pub duplicate_rows: usize,
 }
 
-/// True for the rows `sacct -X` keeps for outcome: not a step, and for a
-/// heterogeneous job only its first component.
+/// True for the rows `sacct -X` keeps for outcome: not a step. Each
+/// component of a heterogeneous job (`200+0`, `200+1`) is a job record of its
+/// own, with its own state: one that timed out is counted as such.
 pub(crate) fn is_job_row(id: &JobId) -> bool {
-    !id.is_step() && !matches!(id.kind, JobKind::HetComponent(n) if n > 0)
+    !id.is_step()
 }
 
 /// The stratum in a job's comment `calib stratum=<canonical>`, if any.

@@ -66,25 +66,17 @@ pub(crate) fn whole_run_rows(
 }
 
 /// The stratum a task's whole-run row is filed under: the comment's stratum, or
-/// `name=<group>` when only a job name is known (`,`, `=` and `;` would split
-/// the label and a quote would split sbatch's `--export`, so they become `_`).
+/// `name=<group>` when only a job name is known, written as a label value
+/// ([`crate::stratum::label_value`]: names that differ stay apart).
 fn stratum_for(row: &SacctRow, options: &AuditOptions) -> Stratum {
     if let Some(stratum) = comment_stratum(row) {
         return stratum;
     }
     let (group, _) = group_of(row, options.by_name.as_ref());
-    let value: String = group
-        .chars()
-        .map(|c| {
-            if matches!(c, ',' | '=' | ';') || crate::stratum::EXPORT_QUOTES.contains(&c) {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
     let mut stratum = Stratum::default();
-    let _ = stratum.insert("name", &value);
+    stratum
+        .insert("name", &crate::stratum::label_value(&group))
+        .expect("a label value is a valid label");
     stratum
 }
 
@@ -122,7 +114,13 @@ JobID|JobIDRaw|JobName|State|Elapsed|Timelimit|Comment
             summary,
             [
                 ("10_1", "dataset=Y".to_string(), 40, 100.0, Some("10_1")),
-                ("20", "name=sweep_x_y_z".to_string(), 40, 120.0, Some("20")),
+                (
+                    "20",
+                    "name=sweep%3Dx%2Cy%3Bz".to_string(),
+                    40,
+                    120.0,
+                    Some("20")
+                ),
             ]
         );
         assert!(rows

@@ -138,19 +138,30 @@ pub fn run(args: &FitArgs) -> Result<i32> {
             ));
         }
     }
+    if let Some(path) = &args.output {
+        // Where the write lands, links followed: a link onto a timings CSV
+        // would turn it into JSON. Checked before the fit, as the target's
+        // kind (`-o /dev/null` is no file to replace).
+        let target = crate::atomic::write_target(path)?;
+        if read_as_timings(path) || read_as_timings(&target) {
+            return Err(Error::input(
+                Origin::Argument("-o".into()),
+                None,
+                format!(
+                    "{} names the model file, which is JSON: under a .csv name, calib fit would read it as timings from its folder; expected a name such as calib-model.json",
+                    if target == *path {
+                        path.display().to_string()
+                    } else {
+                        format!("{} (a link to {})", path.display(), target.display())
+                    }
+                ),
+            ));
+        }
+        crate::atomic::check_replaceable(path)?;
+    }
     let timings = read_timings(&args.paths, &ingest)?;
     for w in &timings.warnings {
         output::warn(w);
-    }
-    if let Some(path) = args.output.as_ref().filter(|p| read_as_timings(p)) {
-        return Err(Error::input(
-            Origin::Argument("-o".into()),
-            None,
-            format!(
-                "{} names the model file, which is JSON: under a .csv name, calib fit would read it as timings from its folder; expected a name such as calib-model.json",
-                path.display()
-            ),
-        ));
     }
     // Before any write: neither output may replace a file just read.
     let outputs = [("-o", &args.output), ("--plot", &args.plot)];

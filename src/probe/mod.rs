@@ -110,6 +110,19 @@ pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     let tally = run_all(config, session, &signals, &mut console)?;
     drop(signals);
     console.line(&tally.closing_line(config, &file));
+    if tally.unit_rows == 0 && tally.status == 0 {
+        // The command ended well (or calib stopped it) without one unit: a
+        // probe that measured nothing is no success, whatever stopped it.
+        return Err(Error::Failed(format!(
+            "no unit finished, so {} holds no measurement: {}",
+            file.display(),
+            if config.timeout.is_some() {
+                "give --timeout room for at least a few units, or check --unit-regex against the command's lines"
+            } else {
+                "check that --unit-regex matches the line the command prints as each unit ends (--show-units shows the first lines)"
+            }
+        )));
+    }
     Ok(tally.status)
 }
 

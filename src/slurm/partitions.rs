@@ -24,6 +24,10 @@
 //!   partition; `Default=YES` marks the default, `MaxTime=` is the limit
 //!   (`UNLIMITED` or `[D-]HH:MM:SS`; src/api/partition_info.c).
 //!
+//! A partition whose state is given and is not up (sinfo's AVAIL `down`,
+//! `drain`, `inact`, ...; `%a` may follow `%P %l`; scontrol's `State=`) is
+//! left out with a note: no job starts there.
+//!
 //! Anywhere: blank lines and lines starting with `#` are skipped; `CLUSTER: name`
 //! lines (printed by `sinfo -M`/`--clusters`) set [`PartitionList::cluster`].
 //! A partition listed more than once (default sinfo repeats it once per node
@@ -189,13 +193,14 @@ pub fn parse_partitions(text: &str, origin: &Origin) -> Result<PartitionList> {
                 separator,
                 partition,
                 limit,
+                avail,
             } => {
                 let fields = split(trimmed, *separator);
                 if fields == *header {
                     // `sinfo -M a,b` repeats the header for each cluster.
                     continue;
                 }
-                reader.table_row(&fields, header.len(), partition, *limit, line_no)?;
+                reader.table_row(&fields, header.len(), partition, (*limit, *avail), line_no)?;
             }
             Layout::Headerless { separator } => {
                 let fields = split(trimmed, *separator);
@@ -218,6 +223,8 @@ enum Layout {
         separator: Separator,
         partition: Vec<usize>,
         limit: usize,
+        /// The AVAIL column, when the table has one.
+        avail: Option<usize>,
     },
     /// `%P %l` lines, or the default layout printed with `-h`.
     Headerless { separator: Separator },
@@ -271,12 +278,14 @@ fn detect(first: &str) -> Layout {
         && header
             .iter()
             .all(|h| !h.is_empty() && !h.bytes().any(|b| b.is_ascii_lowercase()));
+    let avail = header.iter().position(|h| h.eq_ignore_ascii_case("AVAIL"));
     match limit {
         Some(limit) if !partition.is_empty() => Layout::Table {
             header,
             separator,
             partition,
             limit,
+            avail,
         },
         None if !partition.is_empty() && looks_like_header => Layout::NoLimitColumn,
         _ => Layout::Headerless { separator },
@@ -326,6 +335,8 @@ struct Reader<'a> {
     truncated: Vec<(String, String)>,
     /// Lines with columns after the limit in `%P %l` input.
     extra_columns: Vec<u64>,
+    /// Partitions whose state is not up, with the state as printed.
+    closed: Vec<(String, String)>,
 }
 
 impl<'a> Reader<'a> {
@@ -338,6 +349,7 @@ impl<'a> Reader<'a> {
             cluster: None,
             truncated: Vec::new(),
             extra_columns: Vec::new(),
+            closed: Vec::new(),
         }
     }
 
@@ -429,7 +441,7 @@ impl<'a> Reader<'a> {
         fields: &[String],
         columns: usize,
         partition: &[usize],
-        limit: usize,
+        (limit, avail): (usize, Option<usize>),
         line: u64,
     ) -> Result<()> {
         let needed = partition.iter().copied().chain([limit]).max().unwrap_or(0);
@@ -459,7 +471,8 @@ impl<'a> Reader<'a> {
             is_default |= other_default;
         }
         let limit = self.sinfo_limit(&name, &fields[limit], line)?;
-        self.add(name, limit, is_default, line)
+        let state = avail.and_then(|a| fields.get(a)).map(String::as_str);
+        self.add(name, limit, is_default, state, line)
     }
 
     fn headerless_row(&mut self, fields: &[String], line: u64) -> Result<()> {
@@ -490,13 +503,31 @@ impl<'a> Reader<'a> {
             ));
         }
         let limit = self.sinfo_limit(&name, &fields[limit_at], line)?;
-        if limit_at == 1 && fields.len() > 2 {
+        // The state: before the limit in the default layout, or a third
+        // column `%a` after it (`sinfo -h -o '%P %l %a'`).
+        let state = match limit_at {
+            2 => Some(fields[1].as_str()),
+            _ => fields
+                .get(2)
+                .map(String::as_str)
+                .filter(|w| is_avail_word(w)),
+        };
+        if limit_at == 1 && fields.len() > 2 && state.is_none() {
             self.extra_columns.push(line);
         }
-        self.add(name, limit, is_default, line)
+        self.add(name, limit, is_default, state, line)
     }
 
-    fn add(&mut self, name: String, limit: SlurmTime, is_default: bool, line: u64) -> Result<()> {
+    /// Adds a partition; one whose state (sinfo's AVAIL, scontrol's State)
+    /// is down, drained or inactive is kept apart instead: no job starts there.
+    fn add(
+        &mut self,
+        name: String,
+        limit: SlurmTime,
+        is_default: bool,
+        state: Option<&str>,
+        line: u64,
+    ) -> Result<()> {
         // The name goes into `--partition=` of the emitted lines, where a
         // comma would make it two partitions; Slurm names have neither commas
         // nor spaces nor control characters, so a name with one is misread input.
@@ -510,6 +541,18 @@ impl<'a> Reader<'a> {
                      per partition, as sinfo's `%P` prints it"
                 ),
             ));
+        }
+        // `unknown` and `n/a` say nothing either way: kept.
+        let closed = |s: &&str| {
+            ["down", "drain", "inact", "inactive"]
+                .iter()
+                .any(|c| s.eq_ignore_ascii_case(c))
+        };
+        if let Some(state) = state.filter(closed) {
+            if !self.closed.iter().any(|(n, _)| *n == name) {
+                self.closed.push((name, state.to_ascii_lowercase()));
+            }
+            return Ok(());
         }
         if let Some(&(index, first_line)) = self.seen.get(&name) {
             let known = &self.partitions[index];
@@ -560,6 +603,23 @@ impl<'a> Reader<'a> {
     }
 
     fn finish(self) -> Result<PartitionList> {
+        let closed: Vec<String> = self
+            .closed
+            .iter()
+            .filter(|(name, _)| !self.seen.contains_key(name))
+            .map(|(name, state)| format!("{name} ({state})"))
+            .collect();
+        if self.partitions.is_empty() && !closed.is_empty() {
+            return Err(Error::input(
+                self.origin.clone(),
+                None,
+                format!(
+                    "no partition is up ({}): no job would start; ask the cluster's staff, or \
+                     budget for another cluster",
+                    closed.join(", ")
+                ),
+            ));
+        }
         if self.partitions.is_empty() {
             return Err(Error::input(
                 self.origin.clone(),
@@ -571,6 +631,13 @@ impl<'a> Reader<'a> {
             ));
         }
         let mut notes = Vec::new();
+        if !closed.is_empty() {
+            notes.push(format!(
+                "left out, not up: {}; no job starts in a partition that is down, drained or \
+                 inactive",
+                closed.join(", ")
+            ));
+        }
         if !self.truncated.is_empty() {
             let listed: Vec<String> = self
                 .truncated
@@ -645,6 +712,7 @@ struct ScontrolBlock {
     name: Option<(String, u64)>,
     default: Option<bool>,
     max_time: Option<(String, u64)>,
+    state: Option<String>,
 }
 
 impl ScontrolBlock {
@@ -668,6 +736,7 @@ impl ScontrolBlock {
                     self.default = Some(value.eq_ignore_ascii_case("YES"))
                 }
                 "MaxTime" if self.name.is_some() => self.max_time = Some((value.to_string(), line)),
+                "State" if self.name.is_some() => self.state = Some(value.to_string()),
                 _ if self.name.is_none() => {
                     return Err(reader.error(
                         line,
@@ -708,7 +777,8 @@ impl ScontrolBlock {
                 ),
             )
         })?;
-        reader.add(name, limit, default, name_line)
+        let state = self.state.take();
+        reader.add(name, limit, default, state.as_deref(), name_line)
     }
 }
 

@@ -35,9 +35,12 @@ impl Exporter for CsvExporter {
         );
         writer.write_record(&header)?;
         for trial in report.strata.iter().flat_map(|s| &s.trials) {
+            // Run ids come from the timings as written: a control character
+            // in one is shown escaped, never sent raw to a terminal or sheet.
+            let text = |t: &str| crate::shell::comment_text(t);
             let mut record = vec![
-                trial.stratum.clone(),
-                trial.held_out.clone(),
+                text(&trial.stratum),
+                text(&trial.held_out),
                 trial.units.to_string(),
                 format!("{:.3}", trial.actual_s),
                 number(trial.predicted_s, 3),
@@ -50,7 +53,7 @@ impl Exporter for CsvExporter {
                 trial
                     .probe_runs
                     .iter()
-                    .map(|(run, units)| format!("{run}:{units}"))
+                    .map(|(run, units)| format!("{}:{units}", text(run)))
                     .collect::<Vec<_>>()
                     .join(" "),
             ];
