@@ -55,6 +55,9 @@ pub enum Command {
     /// Hold out whole runs and check how the budget from shorter probes covers them.
     #[command(long_about = commands::backtest::LONG_ABOUT)]
     Backtest(Box<commands::backtest::BacktestArgs>),
+    /// Build the calibration table from probes and the full runs that followed.
+    #[command(long_about = commands::calibrate::LONG_ABOUT)]
+    Calibrate(Box<commands::calibrate::CalibrateArgs>),
     /// Derive every task's cell, tag and output path from a grid file.
     #[command(long_about = commands::grid::LONG_ABOUT)]
     Grid(Box<commands::grid::GridArgs>),
@@ -79,6 +82,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Audit(args) => commands::audit::run(&args),
         Command::Resume(args) => commands::resume::run(&args),
         Command::Backtest(args) => commands::backtest::run(&args),
+        Command::Calibrate(args) => commands::calibrate::run(&args),
         Command::Grid(args) => commands::grid::run(&args),
         Command::Stage(args) => commands::stage::run(&args),
         Command::Completions(args) => commands::completions::run(&args),

@@ -17,6 +17,7 @@ pub(crate) mod atomic;
 pub mod audit;
 pub mod backtest;
 pub mod budget;
+pub mod calibrate;
 pub mod campaign;
 pub mod cli;
 pub mod commands;

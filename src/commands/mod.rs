@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod backtest;
 pub mod budget;
+pub mod calibrate;
 pub mod completions;
 pub mod fit;
 pub mod flags;
