@@ -7,24 +7,31 @@
 //! shape h for the stratum, pooled within runs, and each run's own scale s_r
 //! (a ratio of sums, so that it reproduces the run's measured time over the
 //! window). The shape is a power law h(i) = i^b (least squares of ln c on
-//! ln i, b held in [0, 3]) or a line h(i) = a + g i (least squares of c over
-//! its run's mean on i, a and g held >= 0): the form is chosen once, for all programs,
-//! by leave-one-program-out ([`report`]). Neither extrapolates a decline. A
-//! run of N units is projected as T_r(N) = t_r(K_r) + s_r Σ_{i=K_r+1..N}
-//! h(i); the **centre** is the median over runs, the **slowest seed** the
-//! largest.
+//! ln i, b held in [0, 3]); no decline is extrapolated. A run of N units is
+//! projected as T_r(N) = t_r(K_r) + s_r Σ_{i=K_r+1..N} h(i); the **centre**
+//! is the median over runs, the **slowest seed** the largest, which the
+//! factor multiplies: the seeds' spread enters the bound as measured (slowest
+//! over centre), the factor is the extrapolation's share.
 //!
 //! **Factor.** On a corpus of real programs, each case is a probe and a run of
-//! N units that the probe did not see (a recorded probe against a full run,
-//! or probes cut from other full runs of the stratum), with
-//! e = ln(actual total / centre) (or / slowest seed). A case belongs to one
-//! of four groups: growth visible in the probe (a rise of [`GROWTH_RISE`] from
-//! K/2 to K) or
-//! not, crossed with a probe of at least [`LONG_PROBE_UNITS`] units or
-//! shorter. The factor for a new probe at confidence q is exp of the weighted
-//! q-quantile of e over its group's cases, each weighted by closeness in
-//! ln(N/K) (a Gaussian kernel of width [`BANDWIDTH`]) and divided by its
-//! program's count of cases, so that every program weighs alike.
+//! N units that the probe did not see: a recorded probe against a full run,
+//! and probes cut from other full runs of the stratum (to N/2 ... N/32),
+//! which widen the range of N/K but carry none of the drift between a probe
+//! and the runs that follow it; e = ln(actual total / slowest seed's
+//! projection). A case belongs to one of
+//! four groups: growth visible in the probe (a rise of [`GROWTH_RISE`] from
+//! K/2 to K) or not, crossed with a probe of at least [`LONG_PROBE_UNITS`]
+//! units or shorter. The factor for a new probe at confidence q is exp of the
+//! weighted q-quantile of e over its group's cases, each weighted by
+//! closeness in ln(N/K) (a Gaussian kernel of width [`BANDWIDTH`]) and
+//! divided by its program's count of cases, so that every program weighs
+//! alike.
+//!
+//! **Chosen once.** The form (power law or a line a + g i), the anchor
+//! (median or slowest seed), the width and whether the cut cases count were
+//! chosen once for all programs by leave-one-program-out on the corpus
+//! ([`report`]; `calib calibrate` prints every candidate), never on the
+//! held-out sets.
 //!
 //! **Assumptions.** A new program is exchangeable with the corpus's programs
 //! within a group and at similar N/K: the factor is split conformal
@@ -54,9 +61,18 @@ use crate::timings::RunTimings;
 pub const GROWTH_RISE: f64 = 1.1;
 /// The probe length (units) from which a probe counts as long.
 pub const LONG_PROBE_UNITS: u64 = 8;
-/// Width, in ln(N/K), of the kernel that weighs cases by closeness (0.7: a
-/// case at twice or half the distance weighs 0.61).
-pub const BANDWIDTH: f64 = 0.7;
+/// Width, in ln(N/K), of the kernel that weighs cases by closeness (1.4: a
+/// case at twice or half the distance weighs 0.88, at 4x 0.61).
+pub const BANDWIDTH: f64 = 1.4;
+/// The centre's form, chosen by leave-one-program-out ([`report`]).
+pub const FORM: Form = Form::Power;
+/// How the factor is taken, chosen by leave-one-program-out: on the slowest
+/// seed's projection, so that the seeds' spread enters the bound as measured.
+pub const CHOSEN: Calibration = Calibration {
+    anchor: Anchor::Slowest,
+    bandwidth: BANDWIDTH,
+    recorded_only: false,
+};
 /// Least effective number of programs a factor may rest on.
 pub const MIN_PROGRAMS: f64 = 8.0;
 /// Least measured time past unit 1, summed over the probe's runs, for a
@@ -389,6 +405,9 @@ pub struct Factor {
 pub struct Calibration {
     pub anchor: Anchor,
     pub bandwidth: f64,
+    /// Only the cases of probes as recorded (not cut from full runs): they
+    /// alone carry the drift between a probe and the runs that follow it.
+    pub recorded_only: bool,
 }
 
 /// The calibrated factor for a probe of `group` and length `probe_units`
@@ -406,6 +425,7 @@ pub fn factor(
     let chosen: Vec<&Case> = cases
         .iter()
         .filter(|c| c.group == group && Some(c.program.as_str()) != exclude)
+        .filter(|c| c.recorded || !how.recorded_only)
         .collect();
     let mut per_program: std::collections::HashMap<&str, usize> = Default::default();
     for c in &chosen {
@@ -533,6 +553,7 @@ mod tests {
     const CENTRE: Calibration = Calibration {
         anchor: Anchor::Centre,
         bandwidth: BANDWIDTH,
+        recorded_only: false,
     };
 
     fn case(program: &str, e: f64, nk: u64) -> Case {

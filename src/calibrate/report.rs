@@ -40,7 +40,12 @@ impl Method {
     pub fn name(self) -> String {
         match self {
             Method::Calibrated { form, how } => format!(
-                "calibrated, {} centre, {}, width {}",
+                "{}calibrated, {} centre, {}, width {}{}",
+                if form == super::FORM && how == super::CHOSEN {
+                    "**chosen**: "
+                } else {
+                    ""
+                },
                 match form {
                     Form::Power => "power-law",
                     Form::Linear => "linear",
@@ -49,7 +54,12 @@ impl Method {
                     Anchor::Centre => "median seed",
                     Anchor::Slowest => "slowest seed",
                 },
-                how.bandwidth
+                how.bandwidth,
+                if how.recorded_only {
+                    ", recorded probes only"
+                } else {
+                    ""
+                }
             ),
             Method::MeanRate(1.0) => "mean rate x N".to_string(),
             Method::MeanRate(m) => format!("mean rate x N x {m}"),

@@ -40,7 +40,7 @@ pub fn write(cases: &[Case]) -> Result<Vec<u8>> {
         .map_err(|e| Error::Failed(format!("cannot write the calibration table: {e}")))
 }
 
-/// Reads a table written by [`write`]; `origin` names it in messages.
+/// Reads a table written by [`write()`]; `origin` names it in messages.
 pub fn read(text: &str, origin: &Origin) -> Result<Vec<Case>> {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let bad = |line: u64, what: String| Error::input(origin.clone(), Some(line), what);

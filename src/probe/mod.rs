@@ -107,12 +107,14 @@ pub(crate) fn probe(config: &ProbeConfig) -> Result<i32> {
     let session = Session::open(config)?;
     console.line(&announcement(config, &session));
     let file = session.file.clone();
+    let started = Instant::now();
     let tally = run_all(config, session, &signals, &mut console)?;
     drop(signals);
     console.line(&tally.closing_line(config, &file));
-    if tally.unit_rows == 0 && tally.status == 0 {
-        // The command ended well (or calib stopped it) without one unit: a
-        // probe that measured nothing is no success, whatever stopped it.
+    let timed_out = config.timeout.is_some_and(|t| started.elapsed() >= t);
+    if tally.unit_rows == 0 && (tally.status == 0 || timed_out) {
+        // The command ended well, or calib's --timeout stopped it, without
+        // one unit: a probe that measured nothing is no success.
         return Err(Error::Failed(format!(
             "no unit finished, so {} holds no measurement: {}",
             file.display(),
