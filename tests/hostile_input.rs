@@ -17,8 +17,10 @@ fn fit_o_through_a_link_onto_a_timings_file_is_refused_and_the_file_kept() {
     let dir = tempfile::tempdir().unwrap();
     let csv = std::fs::read_to_string(common::repo_file("data/trend-probe-60x3.csv")).unwrap();
     let timings = write_file(dir.path(), "runs.csv", &csv);
+    // Another campaign's timings, not an input of this fit.
+    let other = write_file(dir.path(), "other.csv", &csv);
     let link = dir.path().join("model.json");
-    std::os::unix::fs::symlink(&timings, &link).unwrap();
+    std::os::unix::fs::symlink(&other, &link).unwrap();
     let out = calib()
         .arg("fit")
         .arg(&timings)
@@ -28,7 +30,7 @@ fn fit_o_through_a_link_onto_a_timings_file_is_refused_and_the_file_kept() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("a link to"), "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(&timings).unwrap(), csv);
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), csv);
 }
 
 #[test]
