@@ -36,7 +36,8 @@ CMD's exit; a command that hands work to background processes should wait for th
 
 On a login node (Slurm commands present, no SLURM_JOB_ID) calib refuses and shows the \
 salloc line to use instead. calib exits with CMD's status (128+signal if it was killed), \
-or 0 when it stopped CMD itself after --units.";
+or 0 when it stopped CMD itself after --units; 1 when no unit was recorded (CMD exited 0 \
+or --timeout stopped it first).";
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -135,7 +136,7 @@ pub struct ProbeArgs {
 
     /// Bound on the whole probe: when it is reached the command is stopped
     /// (TERM, then KILL after --grace) and calib exits with the command's
-    /// status. Slurm's --time grammar (30 = 30 minutes, 1:30:00, 1-00:00:00) or
+    /// status (1 if no unit was recorded). Slurm's --time grammar (30 = 30 minutes, 1:30:00, 1-00:00:00) or
     /// a number with a unit: 90s, 10m, 1.5h, 2d. Example: --timeout 15m
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
