@@ -44,7 +44,7 @@ fn corpus(programs: usize, seed: u64) -> (tempfile::TempDir, Vec<StratumRuns>) {
         let name = format!("p{p:03}");
         let drift = 0.25 * rng.normal();
         write_program(dir.path(), &name, 0.5 + rng.uniform(), drift, &mut rng);
-        strata.extend(read_program(&dir.path().join(&name)).unwrap());
+        strata.extend(read_program(&dir.path().join(&name)).unwrap().0);
     }
     (dir, strata)
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use super::{cut, Case, Centre, Form};
 use crate::error::Result;
-use crate::timings::{read_timings, IngestOptions, RunEnd, RunTimings};
+use crate::timings::{read_timings, IngestOptions, IngestWarning, RunEnd, RunTimings};
 
 /// The probe divisors of N for the cases cut from full runs: probes of N/2
 /// ... N/32 units (at least 2), so that the cases span N/K from 2 to 32.
@@ -42,15 +42,23 @@ fn completed(run: &RunTimings) -> Option<(u64, f64)> {
     }
 }
 
-/// Reads one program's folder (see the module docs).
-pub fn read_program(dir: &Path) -> Result<Vec<StratumRuns>> {
+/// Whether `dir` is one program in the corpus's layout (`probe/`, `full/`).
+pub fn is_program(dir: &Path) -> bool {
+    dir.join("probe").is_dir() && dir.join("full").is_dir()
+}
+
+/// Reads one program's folder (see the module docs), with the reader's
+/// warnings (a cut last line, ...) for the caller to show.
+pub fn read_program(dir: &Path) -> Result<(Vec<StratumRuns>, Vec<IngestWarning>)> {
     let program = dir.file_name().map_or_else(
         || dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let (probe_dir, full_dir) = (dir.join("probe"), dir.join("full"));
-    let read = |path: PathBuf| -> Result<Vec<RunTimings>> {
-        Ok(read_timings(&[path], &IngestOptions::default())?.runs)
+    let mut warnings = Vec::new();
+    let mut read = |path: PathBuf| -> Result<Vec<RunTimings>> {
+        let timings = read_timings(&[path], &IngestOptions::default())?;
+        warnings.extend(timings.warnings);
+        Ok(timings.runs)
     };
     let mut strata: BTreeMap<String, StratumRuns> = BTreeMap::new();
     fn slot<'a>(
@@ -67,13 +75,13 @@ pub fn read_program(dir: &Path) -> Result<Vec<StratumRuns>> {
                 full: Vec::new(),
             })
     }
-    if probe_dir.is_dir() && full_dir.is_dir() {
-        for run in read(probe_dir)? {
+    if is_program(dir) {
+        for run in read(dir.join("probe"))? {
             slot(&mut strata, &program, &run.stratum.canonical())
                 .probes
                 .push(run);
         }
-        for run in read(full_dir)? {
+        for run in read(dir.join("full"))? {
             if let Some((_, total)) = completed(&run) {
                 slot(&mut strata, &program, &run.stratum.canonical())
                     .full
@@ -102,10 +110,11 @@ pub fn read_program(dir: &Path) -> Result<Vec<StratumRuns>> {
             }
         }
     }
-    Ok(strata
+    let strata = strata
         .into_values()
         .filter(|s| !s.full.is_empty())
-        .collect())
+        .collect();
+    Ok((strata, warnings))
 }
 
 /// The cases of a stratum: its recorded probes against each full run, and

@@ -328,15 +328,9 @@ impl Centre {
 
     /// The centre (median over runs) and the slowest seed's projection.
     pub fn project(&self, n: u64) -> (f64, f64) {
-        let mut all = self.projections(n);
-        all.sort_by(f64::total_cmp);
-        let mid = all.len() / 2;
-        let centre = if all.len() % 2 == 1 {
-            all[mid]
-        } else {
-            (all[mid - 1] + all[mid]) / 2.0
-        };
-        (centre, *all.last().expect("a centre has runs"))
+        let all = self.projections(n);
+        let slowest = all.iter().copied().fold(f64::MIN, f64::max);
+        (crate::stats::median(&all).unwrap_or(slowest), slowest)
     }
 
     /// The probe's length: its longest run.

@@ -3,9 +3,9 @@
 //! lives in `crate::calibrate`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::calibrate::cases::{all_cases, read_program, StratumRuns};
+use crate::calibrate::cases::{all_cases, is_program, read_program, StratumRuns};
 use crate::calibrate::report::{summarise, trials, Method, Summary};
 use crate::calibrate::{table, Anchor, Calibration, Form, CHOSEN, FORM};
 
@@ -59,11 +59,6 @@ pub struct CalibrateArgs {
     pub confidence: Vec<f64>,
 }
 
-/// Whether `dir` is one program in the corpus's layout.
-fn is_program(dir: &Path) -> bool {
-    dir.join("probe").is_dir() && dir.join("full").is_dir()
-}
-
 /// The programs named: each DIR, or its subfolders that are programs.
 fn programs(dirs: &[PathBuf]) -> Result<Vec<StratumRuns>> {
     let mut out = Vec::new();
@@ -78,21 +73,24 @@ fn programs(dirs: &[PathBuf]) -> Result<Vec<StratumRuns>> {
             .unwrap_or_default();
         inner.sort();
         if is_program(dir) || inner.is_empty() {
-            out.extend(read_program(dir)?);
-        } else {
-            for p in inner {
-                out.extend(read_program(&p)?);
+            inner = vec![dir.clone()];
+        }
+        for p in inner {
+            let (strata, warnings) = read_program(&p)?;
+            for w in &warnings {
+                output::warn(w);
             }
+            out.extend(strata);
         }
     }
     Ok(out)
 }
 
-fn percent(k: usize, n: usize) -> String {
+fn share(k: usize, n: usize) -> String {
     if n == 0 {
         "-".into()
     } else {
-        format!("{:.1}%", 100.0 * k as f64 / n as f64)
+        output::percent(k as f64 / n as f64, 1)
     }
 }
 
@@ -102,7 +100,7 @@ fn row(out: &mut dyn Write, what: &str, s: &Summary) -> std::io::Result<()> {
         "| {what} | {}/{} ({}, 95% {:.1}-{:.1}%) | {} | {}/{} |",
         s.covered,
         s.budgeted,
-        percent(s.covered, s.budgeted),
+        share(s.covered, s.budgeted),
         100.0 * s.interval.0,
         100.0 * s.interval.1,
         s.median_headroom.map_or("-".into(), |h| format!("{h:.2}x")),
