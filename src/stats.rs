@@ -47,20 +47,7 @@ fn median_by_selection(values: &[f64]) -> Option<f64> {
     select_median(&mut values.to_vec())
 }
 
-/// [`median`] of values the caller no longer needs in their order: they are
-/// reordered in place instead of copied (a copy of 10,000 residuals per
-/// stratum was a tenth of the fit's time, page faults of the fresh buffer
-/// included). The same value as [`median`], bit for bit.
-pub(crate) fn median_reordering(values: &mut [f64]) -> Option<f64> {
-    if values.len() <= SMALL {
-        median_small(values)
-    } else {
-        select_median(values)
-    }
-}
-
-/// The selection behind [`median_by_selection`] and [`median_reordering`],
-/// which reorders `values`.
+/// The selection behind [`median_by_selection`], which reorders `values`.
 fn select_median(values: &mut [f64]) -> Option<f64> {
     if values.is_empty() {
         return None;
@@ -81,7 +68,7 @@ fn select_median(values: &mut [f64]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{median, median_by_selection, median_reordering, median_small, SMALL};
+    use super::{median, median_by_selection, median_small, SMALL};
 
     #[test]
     fn odd_even_and_empty() {
@@ -91,32 +78,6 @@ mod tests {
         assert_eq!(median(&[5.0, f64::NAN, 1.0, 2.0, 9.0]), Some(5.0));
         let many: Vec<f64> = (0..1001).map(|i| ((i * 7919) % 1001) as f64).collect();
         assert_eq!(median(&many), Some(500.0));
-    }
-
-    /// The median taken in place is [`median`]'s, bit for bit, short and long.
-    #[test]
-    fn the_median_in_place_is_the_median() {
-        let mut rng = crate::synth::Rng::new(99);
-        let mut next = || {
-            let state = rng.next_u64();
-            match state >> 60 {
-                0 => f64::NAN,
-                1 => -0.0,
-                2 => 0.0,
-                _ => (state >> 11) as f64 / (1u64 << 40) as f64 - 1000.0,
-            }
-        };
-        for n in [0, 1, 2, 7, 8, 9, 10, 100, 1001, 10_000] {
-            for _ in 0..20 {
-                let values: Vec<f64> = (0..n).map(|_| next()).collect();
-                let mut reordered = values.clone();
-                assert_eq!(
-                    median_reordering(&mut reordered).map(f64::to_bits),
-                    median(&values).map(f64::to_bits),
-                    "{n}"
-                );
-            }
-        }
     }
 
     /// The stack sort gives the selection's median bit for bit, ties, signed

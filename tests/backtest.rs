@@ -5,7 +5,6 @@ mod common;
 
 use calib::backtest::{backtest, BacktestOptions, ProbeDesign, ProbeLength};
 use calib::fit::{fit_timings, FitOptions};
-use calib::model::BendPolicy;
 use calib::stratum::Stratum;
 use calib::synth::Rng;
 use calib::timings::{Fingerprint, RunEnd, RunTimings, Timings};
@@ -50,8 +49,7 @@ fn options(length: ProbeLength, seeds: usize) -> BacktestOptions {
         },
         confidence: 0.99,
         fit: FitOptions::default(),
-        campaign_by: None,
-        bend: BendPolicy::Note,
+        calibration: calib::calibrate::Table::shipped().unwrap(),
     }
 }
 
@@ -90,13 +88,16 @@ fn held_out_covered(report: &calib::backtest::Backtest) -> Vec<bool> {
 }
 
 #[test]
-fn a_probe_shorter_than_the_flat_start_under_covers_and_a_longer_one_covers() {
+fn a_probe_of_the_flat_start_under_covers_and_one_that_saw_the_rise_covers() {
     let timings = late_rise(7);
-    // Too short to test any form's extrapolation, 20 times shorter than the
-    // run: no time is given (unsupported), which is not a miss.
+    // A probe of 5 units is calibrated with the short probes of real
+    // programs, whose runs often changed after them: a wide bound, no
+    // refusal, and here it covers the rise it could not see.
     let blind = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
-    assert_eq!(blind.unsupported, 6);
-    assert_eq!(blind.covered, 0);
+    assert_eq!(blind.unsupported, 0);
+    assert_eq!(held_out_covered(&blind), vec![true; 6]);
+    // 10 flat units: a long flat probe's margin, which a rise 20 times
+    // the probe's cost per unit exceeds.
     let short = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
     assert_eq!(short.trials, 6, "every finished run is held out once");
     assert_eq!(held_out_covered(&short), vec![false; 6]);
@@ -111,7 +112,8 @@ fn a_probe_shorter_than_the_flat_start_under_covers_and_a_longer_one_covers() {
 #[test]
 fn each_trial_is_the_fit_of_other_runs_cut_to_the_probe() {
     let timings = late_rise(11);
-    let report = backtest(&timings, &options(ProbeLength::Units(12), 2)).unwrap();
+    let opts = options(ProbeLength::Units(12), 2);
+    let report = backtest(&timings, &opts).unwrap();
     for trial in &report.strata[0].trials {
         assert_eq!(trial.probe_runs.len(), 2);
         assert!(trial
@@ -148,7 +150,7 @@ fn each_trial_is_the_fit_of_other_runs_cut_to_the_probe() {
             .iter()
             .find(|r| r.run == trial.held_out)
             .unwrap();
-        let projection = model.strata[0].project(100, 0.99);
+        let projection = model.strata[0].project(100, 0.99, &opts.calibration);
         assert_eq!(trial.upper_s, projection.upper_s);
         let actual = match held.end {
             Some((_, _, t)) => t,
@@ -324,204 +326,6 @@ fn impossible_designs_are_usage_errors() {
     }
 }
 
-/// `calib backtest` of a program of the corpus under `design`: asserts every
-/// held-out run is covered or refused, and returns how many were refused.
-fn covered_or_refused(program: &str, with_probes: bool, design: &[&str]) -> usize {
-    let mut command = common::calib();
-    command.arg("backtest");
-    if with_probes {
-        command.arg(common::repo_file(&format!("data/traces/{program}/probe")));
-    }
-    let out = command
-        .arg(common::repo_file(&format!("data/traces/{program}/full")))
-        .args(design)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut refused = 0;
-    for trial in doc["strata"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["trials"].as_array().unwrap())
-    {
-        if trial["unsupported"] == true {
-            refused += 1;
-        } else {
-            assert_eq!(trial["covered"], true, "{program} {design:?}: {trial}");
-        }
-    }
-    refused
-}
-
-/// On a real genetic program (data/traces/deap: generations whose cost
-/// scatters by 20-70% and grows as the trees bloat), no held-out run is given
-/// less than it needed unless refused: probes whose noise could hide a
-/// doubling are `unsupported` (with the probe length that settles it), and
-/// the budgets given cover their runs. Before the refusal, a 10%-of-N probe
-/// of the population of 600 was budgeted at 0.69 of what a run took.
-#[test]
-fn a_real_program_is_covered_or_refused_never_short() {
-    for design in [
-        &["--probe-units", "recorded"][..],
-        &["--probe-fraction", "0.1", "--seeds", "3"],
-    ] {
-        let refused = covered_or_refused("deap", true, design);
-        // Population 300's recorded probes scatter by about 70%: refused.
-        assert!(refused >= 4, "{design:?}: {refused} refused");
-    }
-}
-
-#[test]
-fn the_run_length_probe_of_growth_no_form_bounds_is_refused_never_short() {
-    // One probe run taken to half of N, as calib advises: Stockfish's
-    // iterative deepening was budgeted at 0.15 of a run (a rise 10 times every
-    // form's prediction, carried forward at its current rate), MiniSat at 0.51
-    // (geometric growth ruled out on units of a few milliseconds).
-    let design = ["--probe-units", "10", "--seeds", "3", "--long-run", "0.5"];
-    for program in ["stockfish", "minisat"] {
-        let refused = covered_or_refused(program, false, &design);
-        assert!(refused > 0, "{program}: nothing refused");
-    }
-}
-
-#[test]
-fn a_form_that_under_predicted_the_probe_s_later_units_is_allowed_that_error_again() {
-    // PageRank over a graph that grows each step: on the recorded 10-step
-    // probes at 5 edges per node, every form fitted on steps 1-6 under-predicted
-    // steps 7-10 by about 10%, and 40-step runs went on to grow faster than
-    // linearly; without the measured form error one was budgeted at 0.99 of
-    // what it took.
-    assert_eq!(
-        covered_or_refused("networkx", true, &["--probe-units", "recorded"]),
-        0
-    );
-}
-
-/// Strata of six finished runs of 100 units whose log per-unit cost follows a
-/// random walk (step sd 0.02 per unit, a new walk per run), under 3% unit noise
-/// and a 5% level per run: runs drift apart the longer they go, which none of
-/// calib's forms states.
-fn drifting_rates(strata: usize, seed: u64) -> Timings {
-    six_run_strata(
-        strata,
-        seed,
-        |_| (),
-        |(), level, rng| {
-            let mut walk = 0.0;
-            (0..100)
-                .map(|_| {
-                    walk += 0.02 * rng.normal();
-                    level * walk.exp()
-                })
-                .collect()
-        },
-    )
-}
-
-/// `strata` strata (`campaign=<s>`) of six finished runs of 100 units under 3%
-/// unit noise: each stratum's parameters drawn once by `stratum`, each run's
-/// per-unit costs by `unit_costs` from them and the run's level (a log-normal
-/// of sd 5%).
-fn six_run_strata<P>(
-    strata: usize,
-    seed: u64,
-    stratum: impl Fn(&mut Rng) -> P,
-    unit_costs: impl Fn(&P, f64, &mut Rng) -> Vec<f64>,
-) -> Timings {
-    let mut rng = Rng::new(seed);
-    let mut runs = Vec::new();
-    for s in 0..strata {
-        let params = stratum(&mut rng);
-        for k in 0..6 {
-            let level = (0.05 * rng.normal()).exp();
-            let costs = unit_costs(&params, level, &mut rng);
-            runs.push(run(
-                &format!("s{s}r{k}"),
-                &format!("campaign={s}"),
-                100,
-                &|i| costs[i as usize - 1],
-                0.03,
-                &mut rng,
-                true,
-            ));
-        }
-    }
-    Timings {
-        runs,
-        warnings: Vec::new(),
-        ..Default::default()
-    }
-}
-
-#[test]
-fn one_run_taken_further_than_the_others_is_counted_as_one_run_where_it_alone_shapes_the_curve() {
-    // Probes of 3 runs cut to 10 units, one of them taken to 50 (the seed's
-    // run-length probe): beyond unit 10 the curve follows that one run's own
-    // drift. Counting it as three runs (the spread's predictive factor over
-    // every run) covered 83.5% of these runs at a stated 90%; counted as
-    // one, 88.5% (88.2% before the unresolved trend was counted).
-    // 900 held-out runs: a binomial standard error of 1 point at 90%; within
-    // three of them, which the old factor's 83.5% is not.
-    let coverage = coverage_at_90(&drifting_rates(150, 11), Some(0.5));
-    assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
-}
-
-/// The share of the budgeted held-out runs covered at a stated 90%, probes of
-/// 3 runs cut to 10 units (one of them taken to `long_run` of N), each
-/// stratum its own campaign; asserts that nearly all (850 of 900) are budgeted.
-fn coverage_at_90(timings: &Timings, long_run: Option<f64>) -> f64 {
-    let mut opts = options(ProbeLength::Units(10), 3);
-    opts.design.long_run = long_run;
-    opts.confidence = 0.9;
-    opts.campaign_by = Some("campaign".into());
-    let report = backtest(timings, &opts).unwrap();
-    let budgeted = report.trials - report.unsupported;
-    assert!(
-        budgeted >= 850,
-        "{} of {} refused",
-        report.unsupported,
-        report.trials
-    );
-    report.covered as f64 / budgeted as f64
-}
-
-/// Strata of six finished runs of 100 units whose per-unit cost rises gently
-/// (by 0 to 1% of the first unit's per unit, a slope per campaign) under wide,
-/// heavy-tailed unit noise (a log-scale Student t with 2 d.f., of scale 2% to
-/// 10% per campaign) and a 5% level per run: over 10 units the rise is
-/// smaller than the scatter, and over 100 it adds up to half the run.
-fn gentle_trends_under_wide_scatter(strata: usize, seed: u64) -> Timings {
-    six_run_strata(
-        strata,
-        seed,
-        |rng| (0.01 * rng.uniform(), 0.02 + 0.08 * rng.uniform()),
-        |&(slope, scale), level, rng| {
-            (1..=100)
-                .map(|i| {
-                    let chi2 = rng.normal().powi(2) + rng.normal().powi(2);
-                    let t2 = rng.normal() / (chi2 / 2.0).sqrt();
-                    level * (1.0 + slope * i as f64) * (scale * t2).exp().min(50.0)
-                })
-                .collect()
-        },
-    )
-}
-
-#[test]
-fn a_trend_hidden_in_the_scatter_of_a_flat_looking_probe_is_in_its_bound() {
-    // Probes of 3 runs cut to 10 units: the holdout mostly prefers the
-    // constant form, which projects the run flat. Without the slope's
-    // standard error in that form's share of the bound, 78.7% of these runs
-    // were covered at a stated 90%; with it, 88.4%.
-    let coverage = coverage_at_90(&gentle_trends_under_wide_scatter(150, 5), None);
-    // 900 held-out runs: a binomial standard error of 1 point at 90%; within
-    // three of them, which the flat projection's 78.7% is not.
-    assert!(coverage >= 0.87, "covered {coverage:.3} at a stated 0.9");
-}
-
 /// `runs` as one campaign's timings.
 fn timings_of(runs: Vec<RunTimings>) -> Timings {
     Timings {
@@ -693,43 +497,6 @@ fn a_long_run_is_never_shorter_than_the_other_probes() {
     assert!(error.to_string().contains("--probe-fraction"), "{error}");
 }
 
-/// A `--campaign-by` label that no stratum has is refused, naming the labels
-/// the strata have: before, it made all strata one campaign silently, as if
-/// the flag had not been given.
-#[test]
-fn a_campaign_label_no_stratum_has_is_refused_naming_those_they_have() {
-    let timings = late_rise(17);
-    let mut by = options(ProbeLength::Units(10), 3);
-    by.campaign_by = Some("program".into());
-    let error = backtest(&timings, &by).unwrap_err();
-    assert_eq!(error.exit_code(), 2);
-    let text = error.to_string();
-    assert!(
-        text.contains("\"program\"") && text.contains("shape"),
-        "{text}"
-    );
-    by.campaign_by = Some("shape".into());
-    assert_eq!(backtest(&timings, &by).unwrap().trials, 6);
-
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("late.csv");
-    write_csv(&timings, &file);
-    let out = calib(&[
-        "backtest",
-        file.to_str().unwrap(),
-        "--probe-units",
-        "10",
-        "--campaign-by",
-        "program",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        common::stderr(&out).contains("shape"),
-        "{}",
-        common::stderr(&out)
-    );
-}
-
 /// When no budget was given (every probe too short to support a bound) there
 /// is no headroom and no coverage: `-` in the table, null in JSON, an empty
 /// field in CSV; before, the table said "0/0 = NaN%" and a "largest"
@@ -737,7 +504,8 @@ fn a_campaign_label_no_stratum_has_is_refused_naming_those_they_have() {
 #[test]
 fn with_no_budget_given_headroom_and_coverage_are_absent_not_zero_or_nan() {
     let timings = late_rise(7);
-    let blind = backtest(&timings, &options(ProbeLength::Units(5), 3)).unwrap();
+    // One unit per run: no per-unit cost measured, no time given.
+    let blind = backtest(&timings, &options(ProbeLength::Units(1), 3)).unwrap();
     assert_eq!(blind.unsupported, blind.trials);
     let s = &blind.strata[0];
     assert!(s.worst_headroom.is_nan() && s.largest_headroom.is_nan());
@@ -746,11 +514,11 @@ fn with_no_budget_given_headroom_and_coverage_are_absent_not_zero_or_nan() {
     let file = dir.path().join("late.csv");
     write_csv(&timings, &file);
     let path = file.to_str().unwrap();
-    let table = calib(&["backtest", path, "--probe-units", "5"]);
+    let table = calib(&["backtest", path, "--probe-units", "1"]);
     let text = common::ok_stdout(&table, "backtest");
     assert!(!text.contains("NaN") && !text.contains("0.00x"), "{text}");
     assert!(text.contains("covered: 0/0 = - at"), "{text}");
-    let json = calib(&["backtest", path, "--probe-units", "5", "-f", "json"]);
+    let json = calib(&["backtest", path, "--probe-units", "1", "-f", "json"]);
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     for key in ["median_headroom", "worst_headroom", "largest_headroom"] {
         assert!(
@@ -760,7 +528,7 @@ fn with_no_budget_given_headroom_and_coverage_are_absent_not_zero_or_nan() {
         );
     }
     assert!(value["observed_coverage"].is_null());
-    let rows = calib(&["backtest", path, "--probe-units", "5", "-f", "csv"]);
+    let rows = calib(&["backtest", path, "--probe-units", "1", "-f", "csv"]);
     assert!(!common::ok_stdout(&rows, "csv").contains("NaN"));
 }
 
@@ -876,79 +644,4 @@ fn full_runs_that_cannot_be_held_out_beside_others_that_can_are_reported() {
         "{}",
         common::stdout(&table)
     );
-}
-
-/// Six finished runs of 50 units whose cost bends upward on a base,
-/// 1 + 0.02 i² s per unit, with 3% unit noise drawn from `seed`.
-fn bend_runs(seed: u64) -> Timings {
-    let cost = |i: u64| 1.0 + 0.02 * (i as f64).powi(2);
-    let mut noise = Rng::new(seed);
-    Timings {
-        runs: (0..6)
-            .map(|k| {
-                let name = format!("r{k}");
-                run(&name, "shape=bend", 50, &cost, 0.03, &mut noise, true)
-            })
-            .collect(),
-        warnings: Vec::new(),
-        ..Default::default()
-    }
-}
-
-/// Six finished runs of 50 units whose cost bends upward on a base,
-/// 1 + 0.02 i² s per unit, backtested from 10-unit probes: where a bound is
-/// given it falls short of the held-out runs (a straight line follows the
-/// probe), and every such trial carries the bend the probe could not rule
-/// out, whose figure (a central projection) is near what the run took; with
-/// the probes cut to 40 units no run is missed.
-#[test]
-fn the_bend_a_short_probe_cannot_rule_out_is_reported_with_each_held_out_run() {
-    let mut missed_and_caught = 0;
-    for seed in 1..=6 {
-        let timings = bend_runs(seed);
-        let short = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
-        for trial in short.strata[0].trials.iter().filter(|t| !t.unsupported) {
-            if !trial.covered {
-                let convex = trial.convex_s.expect("the bend stated with a miss");
-                assert!((convex / trial.actual_s - 1.0).abs() < 0.2, "{trial:?}");
-                missed_and_caught += 1;
-            }
-        }
-        let long = backtest(&timings, &options(ProbeLength::Units(40), 3)).unwrap();
-        assert_eq!(long.covered, long.trials - long.unsupported, "seed {seed}");
-    }
-    assert!(missed_and_caught > 0, "no 10-unit budget fell short");
-}
-
-/// The same runs backtested as `calib budget --refuse-bend` budgets: every
-/// held-out run given a time short of what it took under the default is
-/// refused (unsupported), where its bend would take longer than the bound,
-/// and every other trial keeps its budget.
-#[test]
-fn refuse_bend_turns_the_bends_beyond_the_bound_into_refusals_and_nothing_else() {
-    let mut refused = 0;
-    for seed in 1..=6 {
-        let timings = bend_runs(seed);
-        let noted = backtest(&timings, &options(ProbeLength::Units(10), 3)).unwrap();
-        let strict = BacktestOptions {
-            bend: BendPolicy::Refuse,
-            ..options(ProbeLength::Units(10), 3)
-        };
-        let strict = backtest(&timings, &strict).unwrap();
-        for (noted, strict) in noted.strata[0].trials.iter().zip(&strict.strata[0].trials) {
-            assert_eq!(noted.held_out, strict.held_out);
-            let beyond = noted.convex_s.is_some_and(|c| c > noted.upper_s);
-            if noted.unsupported || !beyond {
-                assert_eq!(strict.unsupported, noted.unsupported, "{noted:?}");
-                assert_eq!(strict.covered, noted.covered, "{noted:?}");
-            } else {
-                assert!(strict.unsupported && !strict.covered, "{strict:?}");
-                refused += 1;
-            }
-            if !noted.unsupported && !noted.covered {
-                assert!(strict.unsupported, "seed {seed}: a miss kept: {noted:?}");
-            }
-        }
-    }
-    assert!(refused > 0, "no trial refused");
 }

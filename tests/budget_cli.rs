@@ -703,7 +703,7 @@ fn json_output_holds_the_contract_fields() {
     );
     let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["units"], 100);
-    assert_eq!(doc["confidence"], 0.99);
+    assert_eq!(doc["confidence"], calib::calibrate::DEFAULT_CONFIDENCE);
     let s = &doc["strata"][0];
     for field in [
         "stratum",
@@ -1012,7 +1012,7 @@ fn the_stratum_of_a_table_without_strata_is_shown_as_all() {
     let table = stdout(&budget(dir.path(), &args, 0));
     let row = table.lines().nth(2).unwrap_or_default();
     assert!(row.starts_with("(all) "), "{table}");
-    assert!(table.contains("\n  (all): extrapolated"), "{table}");
+    assert!(table.contains("\n  (all): margin"), "{table}");
     let sbatch = stdout(&budget(
         dir.path(),
         &[&args[..], &["-f", "sbatch"]].concat(),

@@ -13,7 +13,6 @@ use std::sync::OnceLock;
 use assert_cmd::prelude::*;
 use calib::budget::{self, BudgetOptions, Status, Target};
 use calib::fit::{fit_timings, FitOptions};
-use calib::model::BendPolicy;
 use calib::slurm::partitions::parse_partitions;
 use calib::synth;
 use common::{at_repo_file, calib, repo_text, stderr, stdout, timings_from_csv, write_file};
@@ -48,7 +47,7 @@ fn plan(
         target,
         allow_transfer: allow,
         allow_guess: false,
-        bend: BendPolicy::Note,
+        calibration: calib::calibrate::Table::shipped().unwrap(),
     };
     budget::plan(&report.model, &selection, &options)
 }
@@ -307,7 +306,7 @@ proptest! {
                 target: Target::default(),
                 allow_transfer: false,
                 allow_guess: false,
-                bend: BendPolicy::Note,
+                calibration: calib::calibrate::Table::shipped().unwrap(),
             };
             budget::plan(model, &selection, &options).unwrap().strata.remove(0)
         };

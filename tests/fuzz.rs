@@ -615,9 +615,10 @@ fn check_model(bytes: &[u8]) -> Result<(), TestCaseError> {
     match ModelFile::load(&path) {
         Ok(model) => {
             // What budget does with a model: project each stratum.
+            let table = calib::calibrate::Table::shipped().unwrap();
             for stratum in &model.strata {
                 for units in [1, 100, 10_000] {
-                    let _ = stratum.project(units, 0.99);
+                    let _ = stratum.project(units, 0.99, &table);
                 }
             }
             Ok(())

@@ -136,7 +136,7 @@ fn an_interval_across_a_gap_counts_as_the_units_it_covers() {
         other => panic!("{other:?}"),
     }
     let report = calib::fit::fit_timings(&timings, &calib::fit::FitOptions::default()).unwrap();
-    let rate = report.model.strata[0].projection.chosen.params.a;
+    let rate = report.model.strata[0].unit_cost_s(30);
     assert!((rate - 2.0).abs() < 1e-6, "per-unit cost {rate}");
 }
 

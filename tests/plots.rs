@@ -189,7 +189,7 @@ fn fit_plot_draws_each_run_and_the_band_up_to_the_tables_bound() {
             figure
                 .texts_containing(&format!("{upper} at 100"))
                 .iter()
-                .any(|t| t.contains("upper bound at 99%")),
+                .any(|t| t.contains("upper bound at 60%")),
             "{upper} not in {:?}",
             figure.texts
         );
@@ -305,10 +305,11 @@ fn the_band_is_physical_and_ends_at_the_projection_budget_uses() {
     ];
     for csv in &cases {
         let report = fit_csv(csv);
+        let table = calib::calibrate::Table::shipped().unwrap();
         for model in &report.model.strata {
-            let horizon = model.projection.probe_units;
+            let horizon = model.probe_units();
             for last in [horizon, 100, 10_000] {
-                let curve = projection_curve(model, last, 0.99);
+                let curve = projection_curve(model, last, 0.99, &table);
                 assert!(curve.iter().any(|p| p.units == horizon) || last < horizon);
                 assert_eq!(curve.last().unwrap().units, last);
                 for p in &curve {
@@ -322,7 +323,7 @@ fn the_band_is_physical_and_ends_at_the_projection_budget_uses() {
                     assert!(w[1].upper_s >= w[0].upper_s, "{w:?}");
                 }
                 let end = curve.last().unwrap();
-                let budgeted = model.project(last, 0.99);
+                let budgeted = model.project(last, 0.99, &table);
                 assert_eq!(
                     (end.predicted_s, end.floor_s, end.upper_s),
                     (budgeted.predicted_s, budgeted.floor_s, budgeted.upper_s)
@@ -385,7 +386,7 @@ fn campaign(dir: &Path) -> (String, String) {
     for r in 0..3u64 {
         let mut t = 30.0 * (1.0 + 0.01 * r as f64);
         for unit in 1..=10u64 {
-            t += 0.01 * (1.0 + 0.02 * ((r + unit) % 3) as f64);
+            t += 0.0005 * (1.0 + 0.02 * ((r + unit) % 3) as f64);
             csv.push_str(&format!("b{r},kind=startup-bound,{unit},{t:.6}\n"));
         }
     }

@@ -34,7 +34,6 @@ use std::process::{Command, Output, Stdio};
 
 use calib::budget::export::{job_name, job_scripts, ExportContext, Format};
 use calib::budget::{self, Budget, BudgetOptions, Status, Target};
-use calib::model::BendPolicy;
 use calib::slurm::partitions::parse_partitions;
 use calib::slurm::time::format_sbatch_time;
 use calib::synth;
@@ -127,7 +126,7 @@ fn honest_budget() -> Budget {
         target: Target::default(),
         allow_transfer: false,
         allow_guess: false,
-        bend: BendPolicy::Note,
+        calibration: calib::calibrate::Table::shipped().unwrap(),
     };
     budget::plan(&report.model, &list.select(None).unwrap(), &options).unwrap()
 }
@@ -825,6 +824,7 @@ fn honest_resume() -> calib::resume::ResumePlan {
             units: 100,
             confidence: 0.99,
             checkpoint: true,
+            calibration: calib::calibrate::Table::shipped().unwrap(),
         },
     )
     .unwrap()

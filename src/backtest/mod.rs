@@ -43,9 +43,9 @@ pub mod export;
 
 use std::collections::BTreeMap;
 
+use crate::calibrate::Table;
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
-use crate::model::BendPolicy;
 use crate::output::percent_as_given;
 use crate::stats::median;
 use crate::timings::{RunEnd, RunTimings, Timings};
@@ -76,13 +76,8 @@ pub struct BacktestOptions {
     pub design: ProbeDesign,
     pub confidence: f64,
     pub fit: FitOptions,
-    /// The label whose value names a stratum's campaign: strata of one
-    /// campaign are fitted together (their spread is pooled), as `calib fit`
-    /// fits everything it is given. `None`: all strata are one campaign.
-    pub campaign_by: Option<String>,
-    /// What a bend the probe could not rule out does when it would take
-    /// longer than the bound, as `calib budget` takes it.
-    pub bend: BendPolicy,
+    /// The cases the bound is calibrated on, as `calib budget` takes them.
+    pub calibration: Table,
 }
 
 /// The baselines computed on the same probe runs.
@@ -143,11 +138,6 @@ pub struct Trial {
     /// The probe could not support a bound: `calib budget` gives no time
     /// (status `unsupported`), so the trial is neither covered nor missed.
     pub unsupported: bool,
-    /// What the run would take if its cost bent upward as the stratum's
-    /// convex alternative does (a bend the probe could not rule out, which
-    /// `calib budget` notes beside the bound), as the projection states it;
-    /// `None` where none was recorded or the run is no longer than the probe.
-    pub convex_s: Option<f64>,
     /// Baseline budgets, in [`Baseline::ALL`]'s order.
     pub baselines_s: Vec<f64>,
 }
@@ -364,30 +354,10 @@ fn pick_probes(
     Ok(chosen)
 }
 
-/// The probes a stratum contributes to the fits of its campaign's other
-/// strata under `design`: its recorded probes, or its first runs cut to the
-/// design's length for its own full length (no long run).
-fn campaign_probes(runs: &[&RunTimings], design: &ProbeDesign) -> Vec<RunTimings> {
-    let full = full_runs(runs);
-    match design.length {
-        ProbeLength::Recorded => recorded_probes(runs, &full, design.seeds),
-        length => {
-            let n = full.iter().map(|r| units_of(r)).max().unwrap_or(0);
-            let k = probe_units(length, n).unwrap_or(1);
-            runs.iter()
-                .filter(|r| probes_to(r, k))
-                .take(design.seeds)
-                .map(|r| cut(r, k))
-                .collect()
-        }
-    }
-}
-
 /// Budgets from `probes` and scores the budget against each held-out run.
 fn score(
     stratum: &str,
     probes: Vec<RunTimings>,
-    campaign: &[RunTimings],
     held_out: &[&RunTimings],
     options: &BacktestOptions,
 ) -> Result<Vec<Trial>> {
@@ -397,40 +367,21 @@ fn score(
         .collect();
     let baselines = BaselineRates::of(&probes);
     let alone = Timings {
-        runs: probes.clone(),
+        runs: probes,
         warnings: Vec::new(),
         ..Default::default()
     };
-    let mut runs = probes;
-    runs.extend(campaign.iter().cloned());
-    let with_campaign = Timings {
-        runs,
-        warnings: Vec::new(),
-        ..Default::default()
-    };
-    // A probe that no cost model fits supports no bound: as `calib fit`
-    // refuses it, the trial is unsupported. Another stratum of the campaign
-    // that cannot be fitted must not take this one down: then fit it alone.
-    let report = match fit_timings(&with_campaign, &options.fit) {
-        Ok(report) => Some(report),
-        Err(_) => fit_timings(&alone, &options.fit).ok(),
-    };
-    let model = report
-        .as_ref()
-        .and_then(|r| r.model.strata.iter().find(|m| m.stratum == stratum));
+    let report = fit_timings(&alone, &options.fit)?;
+    let model = report.model.strata.iter().find(|m| m.stratum == stratum);
     let trials = held_out
         .iter()
         .map(|run| {
             let (n, actual_s) = run_total(run).expect("held-out runs have points");
-            // No model, or one whose probe supports no bound: no budget given.
-            let projection = model.map(|m| {
-                let projection = m.project(n, options.confidence);
-                let support = m.support_under(&projection, options.bend);
-                (projection, support)
-            });
-            let given = projection.as_ref().filter(|(_, support)| support.is_none());
+            let projection = model.map(|m| m.project(n, options.confidence, &options.calibration));
+            // No model, or no bound for it: no budget given.
+            let given = projection.as_ref().filter(|p| p.unsupported.is_none());
             let figure = |get: fn(&crate::model::Projection) -> f64| {
-                projection.as_ref().map_or(f64::NAN, |(p, _)| get(p))
+                projection.as_ref().map_or(f64::NAN, get)
             };
             Trial {
                 stratum: stratum.to_string(),
@@ -442,9 +393,8 @@ fn score(
                 floor_s: figure(|p| p.floor_s),
                 upper_s: figure(|p| p.upper_s),
                 headroom: figure(|p| p.upper_s) / actual_s,
-                covered: given.is_some_and(|(p, _)| p.upper_s >= actual_s),
+                covered: given.is_some_and(|p| p.upper_s >= actual_s),
                 unsupported: given.is_none(),
-                convex_s: projection.as_ref().and_then(|(p, _)| p.convex_s),
                 baselines_s: Baseline::ALL
                     .iter()
                     .map(|&b| baselines.budget(b, n))
@@ -592,67 +542,12 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
     for runs in groups.values_mut() {
         runs.sort_by(|a, b| a.run.cmp(&b.run));
     }
-    // What each stratum contributes to the fits of its campaign's other strata.
-    let contribution: BTreeMap<String, Vec<RunTimings>> = groups
-        .iter()
-        .map(|(stratum, runs)| (stratum.clone(), campaign_probes(runs, design)))
-        .collect();
-    // Each stratum's campaign, read once from its labels.
-    let labels_of = |stratum: &str| crate::stratum::Stratum::parse(stratum).unwrap_or_default();
-    if let Some(label) = &options.campaign_by {
-        // A label no stratum has would make all strata one campaign, as if
-        // --campaign-by had not been given: a misspelt label would pass for
-        // a grouping that was not made.
-        if !groups.keys().any(|s| labels_of(s).label(label).is_some()) {
-            let known: std::collections::BTreeSet<String> = groups
-                .keys()
-                .flat_map(|s| {
-                    labels_of(s)
-                        .labels()
-                        .map(|(k, _)| k.to_string())
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            let known = if known.is_empty() {
-                "the strata have no labels".to_string()
-            } else {
-                format!(
-                    "the strata's labels are {}",
-                    known.into_iter().collect::<Vec<_>>().join(", ")
-                )
-            };
-            return Err(Error::input(
-                Origin::Argument("--campaign-by".into()),
-                None,
-                format!("no stratum has the label {label:?}; {known}"),
-            ));
-        }
-    }
-    let campaign_of: BTreeMap<&str, String> = groups
-        .keys()
-        .map(|stratum| {
-            let key = match &options.campaign_by {
-                None => String::new(),
-                Some(label) => labels_of(stratum)
-                    .label(label)
-                    .unwrap_or_default()
-                    .to_string(),
-            };
-            (stratum.as_str(), key)
-        })
-        .collect();
     let mut strata = Vec::new();
     let mut skipped = Vec::new();
     // Whether --seeds left out some stratum's recorded probes, for the design line.
     let mut recorded_capped = false;
     for (stratum, runs) in &groups {
         let stratum = stratum.clone();
-        let key = &campaign_of[stratum.as_str()];
-        let campaign: Vec<RunTimings> = contribution
-            .iter()
-            .filter(|(other, _)| **other != stratum && &campaign_of[other.as_str()] == key)
-            .flat_map(|(_, probes)| probes.iter().cloned())
-            .collect();
         let full = full_runs(runs);
         if full.is_empty() {
             let failures = runs.iter().filter(|r| failed(r)).count();
@@ -678,7 +573,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
                     });
                     continue;
                 }
-                score(&stratum, probes, &campaign, &full, options)?
+                score(&stratum, probes, &full, options)?
             }
             _ => {
                 let mut trials = Vec::new();
@@ -690,9 +585,7 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
                     }
                     let n = units_of(held);
                     match pick_probes(runs, i, n, design) {
-                        Ok(probes) => {
-                            trials.extend(score(&stratum, probes, &campaign, &[held], options)?)
-                        }
+                        Ok(probes) => trials.extend(score(&stratum, probes, &[held], options)?),
                         Err(why) => {
                             not_held_out += 1;
                             reason = Some(why);

@@ -14,8 +14,9 @@ pub mod rule;
 pub(crate) mod summary;
 pub mod transfer;
 
+use crate::calibrate::Table;
 use crate::error::{Error, Result};
-use crate::model::{BendPolicy, ModelFile, Projection, StratumModel};
+use crate::model::{coverage_words, ModelFile, Projection, StratumModel};
 use crate::output::{count, human_duration, percent};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
@@ -39,9 +40,8 @@ pub struct BudgetOptions {
     /// Give a time even for strata whose probe cannot support one, labelled
     /// a guess (`--allow-guess`).
     pub allow_guess: bool,
-    /// What a bend the probe could not rule out does when it would take
-    /// longer than the bound (`--refuse-bend`).
-    pub bend: BendPolicy,
+    /// The cases the bound is calibrated on (`--calibration`, else calib's own).
+    pub calibration: Table,
 }
 
 /// The measured basis of a stratum's budget, for the record next to `--time`.
@@ -52,8 +52,12 @@ pub struct Basis {
     /// Longest probed run, in units.
     pub probe_units: u64,
     pub model: String,
-    /// The fitted per-unit cost at the first unit and at the probe's last, at
-    /// the runs' mean level (startup apart): the model's, not a unit's as timed.
+    /// The first unit of the window the centre was fitted on (past half the
+    /// probe).
+    pub fit_from: u64,
+    /// The fitted per-unit cost at `fit_from` and at the probe's last unit,
+    /// at the median run's pace (startup apart): the model's, not a unit's
+    /// as timed.
     pub(crate) rate_first_s: f64,
     pub(crate) rate_last_s: f64,
     /// The fitted startup (seconds before the first unit's own work).
@@ -121,10 +125,11 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
     // One-sided bounds below 50% would fall under the central projection.
     if !(options.confidence > 0.5 && options.confidence < 1.0) {
         return Err(Error::Refused(format!(
-            "--confidence {} is outside (0.5, 1); use e.g. 0.99",
+            "--confidence {} is outside (0.5, 1); use e.g. 0.9",
             options.confidence
         )));
     }
+    options.calibration.check_confidence(options.confidence)?;
     if model.strata.is_empty() {
         return Err(Error::Refused(
             "the model has no strata; fit some timings first (calib fit DIR -o calib-model.json)"
@@ -244,6 +249,11 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         ),
         Provenance::Calibrated => {}
     }
+    notes.push(calibration_note(
+        &options.calibration,
+        options.confidence,
+        &strata,
+    ));
     Ok(Budget {
         units: options.units,
         confidence: options.confidence,
@@ -254,6 +264,28 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         strata,
         notes,
     })
+}
+
+/// Which calibration the bounds rest on, and how it did on its own programs
+/// at the stated confidence, for the groups of probes in play.
+fn calibration_note(table: &Table, confidence: f64, strata: &[StratumBudget]) -> String {
+    let groups: std::collections::BTreeSet<_> = strata
+        .iter()
+        .filter_map(|s| s.projection.bound.map(|b| b.group))
+        .collect();
+    let coverage: Vec<String> = groups
+        .into_iter()
+        .map(|g| coverage_words(table, g, confidence))
+        .collect();
+    let programs = table.programs();
+    if coverage.is_empty() {
+        return format!("calibration: {}, {programs} programs", table.source);
+    }
+    format!(
+        "calibration: {}, {programs} programs; at {confidence}, each program left out in turn, it covered {}",
+        table.source,
+        coverage.join(", ")
+    )
 }
 
 /// Where a run needs more than the partitions in play allow: the longer
@@ -369,9 +401,9 @@ fn budget_stratum(
     provenance: &Provenance,
     options: &BudgetOptions,
 ) -> Result<StratumBudget> {
-    let projection = stratum.project(units, options.confidence);
+    let projection = stratum.project(units, options.confidence, &options.calibration);
     let sane = |x: f64| x.is_finite() && x >= 0.0;
-    let support = stratum.support_under(&projection, options.bend);
+    let support = projection.unsupported;
     let allow_guess = options.allow_guess;
     let gives_time = support.is_none() || allow_guess;
     if gives_time
@@ -387,15 +419,12 @@ fn budget_stratum(
     // The rule counts segments without restart costs; a checkpointed run also
     // pays its startup again in every segment and loses the unit a kill
     // interrupts, both as large as the bound makes them.
-    let restart = stratum
-        .projection
-        .restart_costs(0, units)
-        .at_bound(projection.predicted_s, projection.upper_s);
+    let restart = restart_costs(stratum, &projection);
     let mut decision = rule::decide(projection.floor_s, projection.upper_s, caps)
         .with_restart_costs(projection.upper_s, restart.startup_s, restart.unit_s);
     let mut support_note = None;
     if let Some(why) = &support {
-        let text = why.explain(units, stratum.projection.probe_units);
+        let text = why.explain(units, stratum.probe_units());
         if allow_guess {
             support_note = Some(format!(
                 "GUESS (--allow-guess): this time rests on a probe that cannot support it; {text}"
@@ -476,16 +505,35 @@ fn budget_stratum(
     })
 }
 
+/// What a restarted segment pays again: the startup, and up to the unit in
+/// progress at its kill (the run's last, its costliest), both as large as
+/// the bound makes the run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RestartCosts {
+    pub startup_s: f64,
+    pub unit_s: f64,
+}
+
+/// [`RestartCosts`] of a run `projection` sizes.
+pub fn restart_costs(stratum: &StratumModel, projection: &Projection) -> RestartCosts {
+    let scale = (projection.upper_s / projection.predicted_s.max(f64::MIN_POSITIVE)).max(1.0);
+    RestartCosts {
+        startup_s: stratum.startup_s() * scale,
+        unit_s: stratum.unit_cost_s(projection.units) * scale,
+    }
+}
+
 /// What the model states about how the stratum was measured and what a unit
 /// costs (the model's own figures: budget recomputes nothing the fit knew).
 fn basis_of(stratum: &StratumModel) -> Basis {
-    let probe_units = stratum.projection.probe_units;
+    let probe_units = stratum.probe_units();
     Basis {
         runs: stratum.runs,
         units_probed: stratum.units_probed,
         probe_units,
-        model: stratum.form().name().to_string(),
-        rate_first_s: stratum.unit_cost_s(1),
+        model: stratum.form_name().to_string(),
+        fit_from: (probe_units / 2 + 1).max(2).min(probe_units),
+        rate_first_s: stratum.unit_cost_s((probe_units / 2 + 1).max(2).min(probe_units)),
         rate_last_s: stratum.unit_cost_s(probe_units),
         startup_s: stratum.startup_s(),
         clusters: stratum.fingerprint.clusters.clone(),

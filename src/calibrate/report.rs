@@ -10,7 +10,7 @@
 //! rate x N (with the mean time of unit 1) and that x 1.5.
 
 use super::cases::StratumRuns;
-use super::{factor, Anchor, Calibration, Case, Centre, Form, Group};
+use super::{factor_envelope, Anchor, Calibration, Case, Centre, Form, Group};
 use crate::stats::median;
 
 /// How one method did on one stratum.
@@ -120,7 +120,7 @@ pub fn trials(
                     let exclude = lopo.then_some(s.program.as_str());
                     for (run, _) in &s.full {
                         let n = run.points.last().map_or(0, |p| p.0);
-                        let Some(f) = factor(
+                        let Some(f) = factor_envelope(
                             table,
                             group,
                             (centre.probe_units(), n),
@@ -135,7 +135,8 @@ pub fn trials(
                             Anchor::Centre => mid,
                             Anchor::Slowest => slow,
                         };
-                        bounds.push(base * f.factor);
+                        // Never below the measured cost, as calib budget.
+                        bounds.push((base * f.factor).max(slow));
                     }
                 }
                 Method::MeanRate(m) => {

@@ -10,7 +10,6 @@ use crate::commands::flags;
 use crate::commands::input::read_timings_warned;
 use crate::error::Result;
 use crate::fit::FitOptions;
-use crate::model::BendPolicy;
 use crate::output;
 
 /// The description `--help` and the manual page show (set on the subcommand
@@ -42,10 +41,7 @@ many the budget covered, and the headroom (budget / the held-out run's time; bel
 1.00x the run would have been killed): median, worst and largest; then, for the \
 baselines (mean rate x N, the same x1.5, the last quarter's rate x N), how many they \
 covered and their median headroom. Under it, the campaign's coverage beside the stated \
-confidence, and how many budgeted runs carried a bend the probe could not rule out \
-(a cost rising as the square of the unit on a base, which calib budget notes beside \
-the bound; convex_s in json and csv: what the run would take under it). --format csv \
-gives one row per held-out run.";
+confidence. --format csv gives one row per held-out run.";
 
 /// Arguments of `calib backtest`.
 #[derive(Debug, clap::Args)]
@@ -83,23 +79,13 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub long_run: Option<f64>,
 
-    /// One-sided confidence of the budget's upper bound, above 0.5, at most 0.999999.
-    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
+    /// One-sided confidence of the budget's upper bound, above 0.5 and below 1.
+    #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
 
-    /// The stratum label that names a campaign: strata with the same value are
-    /// fitted together, so that their run-to-run spread is pooled, as `calib
-    /// fit` pools everything it is given. Default: all strata are one campaign.
-    /// A label that no stratum has is refused. Example: `--campaign-by program`.
-    #[arg(long, value_name = "LABEL")]
-    pub campaign_by: Option<String>,
-
-    /// Budget as `calib budget --refuse-bend` does: no time for a held-out run
-    /// where the probe could not rule out a cost bending upward that would
-    /// take longer than the bound (counted as unsupported). Run it with and
-    /// without to see what the refusal buys on your own runs.
-    #[arg(long)]
-    pub refuse_bend: bool,
+    /// The calibration table, as `calib budget --calibration` takes it.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
 
     /// `table` for people, `json` for programs, `csv` (one row per held-out run).
     #[arg(long, short = 'f', value_enum, default_value = "table")]
@@ -145,8 +131,10 @@ pub fn run(args: &BacktestArgs) -> Result<i32> {
             confidence: args.confidence,
             ..FitOptions::default()
         },
-        campaign_by: args.campaign_by.clone(),
-        bend: BendPolicy::from_flag(args.refuse_bend),
+        calibration: crate::commands::input::calibration_table(
+            args.calibration.as_deref(),
+            args.confidence,
+        )?,
     };
     let report = backtest::backtest(&timings, &options)?;
     let export =

@@ -12,11 +12,11 @@ use crate::budget::grid::is_campaign_grid;
 use crate::budget::{self, BudgetOptions, Grid, Status, Target};
 use crate::commands::flags;
 use crate::commands::input::{
-    dashes, load_model_file, read_timings_warned, refuse_stdin_named_twice,
+    calibration_table, dashes, load_model_file, read_timings_warned, refuse_stdin_named_twice,
 };
 use crate::error::{Error, Origin, Result, EXIT_OVER_CAP};
 use crate::fit::{fit_timings, FitOptions};
-use crate::model::{BendPolicy, ModelFile};
+use crate::model::ModelFile;
 use crate::output;
 use crate::shell::text_argument;
 use crate::slurm::cluster::resolve_cluster;
@@ -91,13 +91,11 @@ pub struct BudgetArgs {
     #[command(flatten)]
     pub partition: flags::PartitionArgs,
 
-    /// One-sided confidence of the upper bound: the chance that a new run
-    /// finishes within it, under the model's assumptions: the run-to-run
-    /// spread, the forms and the trend the probe measured. A change the probe
-    /// could not show (a slowdown that starts after its last unit) is outside
-    /// them; `calib backtest` on full runs of your own says how often that
-    /// happens, and a longer probe run shows it.
-    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
+    /// One-sided confidence of the upper bound: the share of new runs it
+    /// covered on the calibration's real programs, each left out in turn
+    /// (the notes say how it did at this level). A level its programs cannot
+    /// support is refused.
+    #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
 
     /// The cluster that will run the work. Default: a CLUSTER: line in the
@@ -115,26 +113,19 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub allow_transfer: bool,
 
-    /// Give a time even for a stratum whose probe cannot support one (status
-    /// unsupported: its units lost in startup, geometric growth, a rise whose
-    /// continuation the probe does not settle, a probe too short, or unit
-    /// costs so scattered that a hidden rise could double the run). The time
-    /// is then a guess, and every output says so; a longer probe is better.
+    /// Give a time even for a stratum calib refuses (status unsupported: its
+    /// probe shows no per-unit cost, or the calibration has too few programs
+    /// like it): the measured cost, with no margin. The time is then a
+    /// guess, and every output says so; a longer probe is better.
     #[arg(long)]
     pub allow_guess: bool,
 
-    /// Give no time to a stratum whose probe could not rule out a cost bending
-    /// upward on its base (c(i) = a + h*i^2) that would take longer than the
-    /// bound: status unsupported, with the probe that would settle it, instead
-    /// of the bound and a note. Such probes rose along their units and a
-    /// straight line fitted them as well as the bend. On the real programs of
-    /// calib's evidence, this refused most of the strata whose runs the 99%
-    /// bound missed, and more than three runs the bound covered for each miss
-    /// it prevented (README, "Evidence"). For campaigns where a lost task
-    /// costs more than a longer probe; `calib backtest --refuse-bend` measures
-    /// it on your own runs.
-    #[arg(long)]
-    pub refuse_bend: bool,
+    /// The calibration table the bound's factor comes from: one `calib
+    /// calibrate -o` wrote from your own campaigns, merged with calib's own
+    /// (a program in both counts once, yours). Default: calib's own, built
+    /// from the real programs in its repository's data/.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
 
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
@@ -310,7 +301,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         },
         allow_transfer: args.allow_transfer,
         allow_guess: args.allow_guess,
-        bend: BendPolicy::from_flag(args.refuse_bend),
+        calibration: calibration_table(args.calibration.as_deref(), args.confidence)?,
     };
     let mut plan = budget::plan(&model, &selection, &options)?;
     plan.notes.extend(partitions.notes.iter().cloned());
@@ -370,22 +361,6 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         Format::Table => output::write_table(export)?,
         _ => output::write_result(export)?,
     }
-    // Out of sample, the times given where the probe could not rule out a
-    // bend were the ones that fell short (README, "Evidence"): say so where
-    // it cannot be missed, after the table.
-    let bent: Vec<&str> = plan
-        .strata
-        .iter()
-        .filter(|s| s.time_given().is_some() && s.projection.convex_s.is_some())
-        .map(|s| s.stratum.as_str())
-        .collect();
-    if !bent.is_empty() {
-        output::warn(format_args!(
-            "{} stratum(s) got a --time whose probe could not rule out a cost bending upward, and may need more: {}; see their notes, and probe one run further as they say before submitting every task (--refuse-bend gives no time where the bend would outgrow the bound)",
-            bent.len(),
-            bent.join(", ")
-        ));
-    }
     let refused = plan.refused();
     if !refused.is_empty() {
         for status in [Status::OverCap, Status::Unsupported] {
@@ -399,7 +374,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             }
             let why = match status {
                 Status::OverCap => "cannot fit under any partition cap; see the notes (checkpoint into segments, where a segment can finish a unit)",
-                _ => "get no --time: their probes cannot support one; see the notes for the probe that would settle it",
+                _ => "get no --time: their probes show no per-unit cost, or the calibration has too few programs like them; see the notes for the probe that would settle it",
             };
             output::note(format_args!(
                 "{} stratum(s) {why}: {}",

@@ -16,12 +16,11 @@ use crate::timings::{read_as_timings, read_timings, IngestOptions, TimeColumnKin
 pub const LONG_ABOUT: &str = "\
 Fit per-stratum cost models to timings files
 
-Per stratum, calib fits per-unit cost c(i) as constant, linear, logarithmic and power \
-law (and geometric, when the probe's cost multiplies along it; onset, a base plus a \
-part that multiplies, when the others miss a rise its early units foretold), each with \
-a startup term, chooses the form that best predicts the later units \
-from the earlier ones, and measures the spread between runs. Warnings go to stderr \
-and say what to do. Bad input exits with status 2, naming the file and line.";
+Per stratum, calib fits the probe's per-unit cost over the second half of each run as a \
+power of the unit index, shared by the runs, each run at its own pace, and projects each \
+run to N units; calib budget multiplies the slowest run's projection by a factor measured \
+on real programs. Warnings go to stderr and say what to do. Bad input exits with status \
+2, naming the file and line.";
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -32,8 +31,8 @@ Examples:
   cat timings.csv | calib fit - --format json
 
 The output: the table gives per stratum the runs and units probed, the per-unit cost at \
-the first and the last probed unit and its trend, the chosen form (runner-up in \
-parentheses), and the mean-rate shortfall: the predicted time of a run divided by the \
+the first and the last probed unit and its trend, the centre's shape, and the mean-rate \
+shortfall: the predicted time of a run divided by the \
 probe's mean time per unit times its units (above 1.00x, a --time sized from the plain \
 mean would be too short). With --units N it adds the projection of an N-unit run as \
 calib budget computes it: predicted, measured cost (the slowest run's projection, below \
@@ -71,14 +70,19 @@ pub struct FitArgs {
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
 
+    /// The calibration table for the projection at --units, as `calib budget
+    /// --calibration` takes it.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
+
     /// `table` for people, `json` for programs (the model file's content plus the
     /// projections and warnings).
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: Format,
 
-    /// One-sided confidence of the upper bound shown, above 0.5, at most 0.999999. `calib budget`
+    /// One-sided confidence of the upper bound shown, above 0.5 and below 1. `calib budget`
     /// uses its own --confidence on the model file. Example: `--confidence 0.95`.
-    #[arg(long, default_value_t = 0.99, value_name = "P", value_parser = flags::confidence)]
+    #[arg(long, default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_name = "P", value_parser = flags::confidence)]
     pub confidence: f64,
 
     /// Columns whose values become stratum labels, for tables without a `stratum`
@@ -171,8 +175,9 @@ pub fn run(args: &FitArgs) -> Result<i32> {
     let options = FitOptions {
         confidence: args.confidence,
         units: args.units,
-        ..FitOptions::default()
     };
+    let calibration =
+        crate::commands::input::calibration_table(args.calibration.as_deref(), args.confidence)?;
     let report = fit::fit_timings(&timings, &options)?;
     for w in &report.warnings {
         output::warn(w);
@@ -186,7 +191,7 @@ pub fn run(args: &FitArgs) -> Result<i32> {
         report.model.save(path)?;
     }
     if let Some(path) = &args.plot {
-        fit::plot::draw(&report, path)?;
+        fit::plot::draw(&report, &calibration, path)?;
         let strata = report.model.strata.len();
         if strata > fit::plot::MAX_PANELS {
             output::warn(format_args!(
@@ -197,8 +202,9 @@ pub fn run(args: &FitArgs) -> Result<i32> {
             ));
         }
     }
-    let export =
-        |out: &mut dyn std::io::Write| fit::export::exporter(args.format).export(&report, out);
+    let export = |out: &mut dyn std::io::Write| {
+        fit::export::exporter(args.format).export(&report, &calibration, out)
+    };
     match args.format {
         Format::Table => output::write_table(export)?,
         Format::Json => output::write_result(export)?,

@@ -67,15 +67,13 @@ pub fn tasks(text: &str) -> Result<u64, String> {
 }
 
 /// `--confidence P`: a one-sided confidence above 0.5 (below it, a bound
-/// under the central projection) and at most
-/// [`crate::projection::MAX_CONFIDENCE`] (beyond it every bound would be the
-/// same, while the label said otherwise).
+/// under the central projection) and below 1 (the calibration refuses what
+/// its programs cannot support).
 pub fn confidence(text: &str) -> Result<f64, String> {
-    let most = crate::projection::MAX_CONFIDENCE;
     match text.parse::<f64>() {
-        Ok(p) if p > 0.5 && p <= most => Ok(p),
+        Ok(p) if p > 0.5 && p < 1.0 => Ok(p),
         _ => Err(format!(
-            "expected a one-sided confidence above 0.5 and at most {most}, e.g. 0.99; found {text:?}"
+            "expected a one-sided confidence above 0.5 and below 1, e.g. 0.9; found {text:?}"
         )),
     }
 }
@@ -127,26 +125,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn confidence_is_above_one_half_and_at_most_the_highest_computed() {
+    fn confidence_is_above_one_half_and_below_one() {
         assert_eq!(confidence("0.99"), Ok(0.99));
-        assert_eq!(confidence("0.999999"), Ok(0.999_999));
-        // Above it every bound was the same as at 0.999999, labelled higher.
-        for bad in [
-            "0.5",
-            "0.9999999",
-            "1",
-            "1.5",
-            "0",
-            "-0.9",
-            "NaN",
-            "inf",
-            "ninety",
-        ] {
+        // The calibration, not the flag, refuses what its programs cannot
+        // support (calib budget).
+        assert_eq!(confidence("0.9999999"), Ok(0.999_999_9));
+        for bad in ["0.5", "1", "1.5", "0", "-0.9", "NaN", "inf", "ninety"] {
             let e = confidence(bad).unwrap_err();
-            assert!(
-                e.contains("at most 0.999999") && e.contains(bad),
-                "{bad}: {e}"
-            );
+            assert!(e.contains("below 1") && e.contains(bad), "{bad}: {e}");
         }
     }
 }

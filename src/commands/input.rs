@@ -117,3 +117,19 @@ pub(crate) fn refuse_overwriting_inputs(
         None => Ok(()),
     }
 }
+
+/// The calibration `--calibration` names, merged with calib's own; calib's
+/// own without it.
+/// `confidence` is checked against it: refused above what its programs support.
+pub(crate) fn calibration_table(
+    path: Option<&Path>,
+    confidence: f64,
+) -> Result<crate::calibrate::Table> {
+    let shipped = crate::calibrate::Table::shipped()?;
+    let table = match path {
+        Some(path) => shipped.merged(crate::calibrate::Table::load(path)?),
+        None => shipped,
+    };
+    table.check_confidence(confidence)?;
+    Ok(table)
+}

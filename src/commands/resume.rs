@@ -116,8 +116,12 @@ pub struct ResumeArgs {
     pub partition: flags::PartitionArgs,
 
     /// One-sided confidence of the upper bound, as for calib budget.
-    #[arg(long, value_name = "P", default_value_t = 0.99, value_parser = flags::confidence)]
+    #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
+
+    /// The calibration table, as `calib budget --calibration` takes it.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
 
     /// The program cannot resume from a checkpoint: budget the whole run again
     /// from unit 1, with the killed runs' units added to the fit (needs PROBES).
@@ -244,6 +248,10 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
         units: args.units,
         confidence: args.confidence,
         checkpoint: !args.no_checkpoint,
+        calibration: crate::commands::input::calibration_table(
+            args.calibration.as_deref(),
+            args.confidence,
+        )?,
     };
     let plan = resume::plan(&model, &selection, selected, &options)?;
     let grid = match &args.grid {

@@ -7,12 +7,12 @@
 //!   `--units` (or the longest probe when no `--units` is given): predicted,
 //!   the band from it up to the upper bound at the fit's confidence, and the
 //!   measured cost (the slowest run projected). Every figure comes from
-//!   [`Projector::project`], the code behind `calib budget` and the table's
+//!   [`StratumModel::project`], the code behind `calib budget` and the table's
 //!   columns, so the right end of the band is the table's `upper` at N. A
 //!   projected time is positive and non-decreasing in n, so the band is too.
 //! - Right, **per-unit cost against unit index**: each interval's duration
-//!   divided by its units, drawn at its last unit, and the chosen form's c(i)
-//!   at the runs' mean level (for run-length rows, where each point is a whole
+//!   divided by its units, drawn at its last unit, and the centre's c(i)
+//!   at the median run's pace (for run-length rows, where each point is a whole
 //!   run's average, the projected average predicted(n)/n instead). No band:
 //!   the bound is on a run's total, which the left panel shows.
 //!
@@ -25,12 +25,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{FitReport, StratumReport};
+use crate::calibrate::Table;
 use crate::error::Result;
 use crate::model::StratumModel;
 use crate::output::human_duration;
 use crate::output::percent_as_given;
 use crate::plot::{self, Figure, TimeUnit};
-use crate::projection::Projector;
 
 /// Strata drawn at most (the first in order).
 pub const MAX_PANELS: usize = 36;
@@ -61,22 +61,26 @@ pub struct ProjectionPoint {
 /// The projection of a new run of the stratum for run lengths from 1 to
 /// `last`, at about [`SAMPLES`] evenly spaced lengths that always include the
 /// longest probe (when within `last`) and `last` itself: the band of the
-/// cumulative panel. Each point is [`Projector::project`] at its length, the
+/// cumulative panel. Each point is [`StratumModel::project`] at its length, the
 /// projection `calib budget` sizes `--time` from.
-pub fn projection_curve(model: &StratumModel, last: u64, confidence: f64) -> Vec<ProjectionPoint> {
+pub fn projection_curve(
+    model: &StratumModel,
+    last: u64,
+    confidence: f64,
+    table: &Table,
+) -> Vec<ProjectionPoint> {
     let last = last.max(1);
-    let projector = Projector::new(&model.projection);
     let steps = SAMPLES.min(last);
     let mut lengths: Vec<u64> = (0..=steps)
         .map(|k| 1 + (last - 1) * k / steps.max(1))
-        .chain(std::iter::once(model.projection.probe_units).filter(|&h| h <= last))
+        .chain(std::iter::once(model.probe_units()).filter(|&h| h <= last))
         .collect();
     lengths.sort_unstable();
     lengths.dedup();
     lengths
         .into_iter()
         .map(|units| {
-            let b = projector.project(units, confidence);
+            let b = model.project(units, confidence, table);
             ProjectionPoint {
                 units,
                 predicted_s: b.predicted_s,
@@ -103,35 +107,17 @@ pub fn cumulative(points: &[(u64, f64)]) -> Vec<(u64, f64)> {
 
 /// Draws the figure into `path` (`.png` or `.svg`), replacing a file there
 /// atomically ([`crate::plot::write`]).
-pub fn draw(report: &FitReport, path: &Path) -> Result<()> {
+pub fn draw(report: &FitReport, table: &Table, path: &Path) -> Result<()> {
     plot::check_path(path, "--plot")?;
     let strata = &report.model.strata[..report.model.strata.len().min(MAX_PANELS)];
-    let last = |model: &StratumModel| {
-        let horizon = model.projection.probe_units.max(1);
-        report.options.units.unwrap_or(horizon).max(horizon)
-    };
-    // Each point of a curve is a whole projection with its envelope: the
-    // strata's curves are computed on all cores, as their fits were.
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, strata.len().max(1));
-    let curves: Vec<Vec<ProjectionPoint>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = strata
-            .chunks(strata.len().div_ceil(threads).max(1))
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|m| projection_curve(m, last(m), report.options.confidence))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a projecting thread panicked"))
-            .collect()
-    });
+    let curves: Vec<Vec<ProjectionPoint>> = strata
+        .iter()
+        .map(|m| {
+            let horizon = m.probe_units().max(1);
+            let last = report.options.units.unwrap_or(horizon).max(horizon);
+            projection_curve(m, last, report.options.confidence, table)
+        })
+        .collect();
     plot::write(&FitFigure { report, curves }, path, "--plot")
 }
 
@@ -223,13 +209,12 @@ fn draw_stratum<DB: DrawingBackend>(
     cell: &DrawingArea<DB, Shift>,
 ) -> std::result::Result<(), String> {
     let confidence = report.options.confidence;
-    let horizon = model.projection.probe_units.max(1);
+    let horizon = model.probe_units().max(1);
     let last = curve.last().map_or(horizon, |p| p.units);
     let runs = measured.points.len();
     let details = format!(
-        ": {} (runner-up {}), {} run(s) probed up to {} units{}",
-        model.form(),
-        model.runner_up().map(|f| f.name()).unwrap_or("-"),
+        ": {}, {} run(s) probed up to {} units{}",
+        model.form_name(),
         model.runs,
         horizon,
         match report.options.units {
@@ -495,9 +480,9 @@ fn draw_per_unit<DB: DrawingBackend>(
         ))
         .map_err(text_err)?
         .label(if run_length {
-            format!("{} fit: predicted / units", model.form())
+            format!("{} fit: predicted / units", model.form_name())
         } else {
-            format!("{} fit at the runs' mean level", model.form())
+            format!("{} fit at the median run's pace", model.form_name())
         })
         .legend(|(x, y)| {
             PathElement::new(vec![(x, y), (x + 18, y)], plot::PREDICTED.stroke_width(2))

@@ -7,20 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::check::{self, Defect};
-use super::{
-    ModelFile, ModelFingerprint, SelectionRecord, StratumModel, TrendResolution, Unsupported,
-    SCHEMA,
-};
-use crate::forms::{Covariance, Form, Params, PARAMS};
-use crate::projection::{Curve, FitUncertainty, ProjectionParams, RunSpread};
-
-/// The names of (startup, a, b, h) in `params`, in the covariance's order.
-pub(super) const PARAM_NAMES: [&str; PARAMS] = ["startup_s", "a", "b", "h"];
-
-/// How many of [`PARAM_NAMES`] a form has.
-pub(super) fn param_count(form: Form) -> usize {
-    form.param_count()
-}
+use super::{ModelFile, ModelFingerprint, StratumModel, SCHEMA};
+use crate::fit::centre::{Centre, NoSignal, RunFit, Shape};
 
 /// The file as read; written through [`FileJsonRef`], field for field.
 #[derive(Deserialize)]
@@ -41,74 +29,29 @@ pub struct StratumJson {
     units_probed: u64,
     model: String,
     params: BTreeMap<String, f64>,
+    probe_runs: Vec<RunJson>,
+    #[serde(deserialize_with = "Option::deserialize")]
+    unsupported: Option<UnsupportedJson>,
     fingerprint: ModelFingerprint,
     warnings: Vec<String>,
-    #[serde(deserialize_with = "Option::deserialize")]
-    fit: Option<FitJson>,
-    /// The chosen form's weight in the model average.
-    weight: f64,
-    alternatives: Vec<CurveJson>,
-    probe_units: u64,
-    min_unit_cost_s: f64,
-    spread: SpreadJson,
-    extrapolation_kappa: f64,
-    /// Added within schema 1, written only where positive; absent: 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    form_error: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    selection: Option<SelectionRecord>,
-    #[serde(deserialize_with = "Option::deserialize")]
-    unsupported: Option<Unsupported>,
-    /// Added within schema 1: a file without it is not checked for trends
-    /// its noise could hide, and its bound counts none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    resolution: Option<TrendResolution>,
-    /// Added within schema 1, written where there is one: a convex
-    /// alternative the probe could not rule out.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    convex_alternative: Option<ConvexJson>,
 }
 
-/// A convex alternative: the `params` of the form `base_power` (b = 2).
+/// One probe run's fit.
 #[derive(Serialize, Deserialize)]
-pub struct ConvexJson {
-    params: BTreeMap<String, f64>,
+#[serde(deny_unknown_fields)]
+pub struct RunJson {
+    units: u64,
+    elapsed_s: f64,
+    scale: f64,
+    startup_s: f64,
 }
 
+/// Why the probe shows no per-unit signal.
 #[derive(Serialize, Deserialize)]
-pub struct CurveJson {
-    model: String,
-    params: BTreeMap<String, f64>,
-    #[serde(deserialize_with = "Option::deserialize")]
-    fit: Option<FitJson>,
-    weight: f64,
-}
-
-#[derive(Serialize, Deserialize)]
-pub struct FitJson {
-    /// Over the form's parameters in the order of [`PARAM_NAMES`].
-    covariance: Vec<Vec<f64>>,
-    df: f64,
-}
-
-#[derive(Serialize, Deserialize)]
-pub struct SpreadJson {
-    mean_ln_level: f64,
-    max_ln_level: f64,
-    sd: f64,
-    df: f64,
-    prior_sd: f64,
-    mean_ln_rate: f64,
-    rate_sd: f64,
-    rate_df: f64,
-    growth: f64,
-    /// Per run: [log level, log current rate].
-    deviations: Vec<[f64; 2]>,
-    pooled_strata: usize,
-    /// Added within schema 1, written only where fewer than all runs reached
-    /// the horizon's last quarter; absent: all of them did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    runs_at_horizon: Option<usize>,
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum UnsupportedJson {
+    OneUnit,
+    Resolution,
 }
 
 /// [`FileJson`] as written, borrowing the model: serde's `into` would clone
@@ -151,213 +94,133 @@ impl TryFrom<FileJson> for ModelFile {
     }
 }
 
-fn curve_json(curve: &Curve) -> CurveJson {
-    let count = param_count(curve.form);
-    let values = curve.params.values();
-    CurveJson {
-        model: curve.form.name().to_string(),
-        params: PARAM_NAMES
-            .iter()
-            .zip(values)
-            .take(count)
-            .map(|(name, value)| (name.to_string(), value))
-            .collect(),
-        fit: curve.fit.as_ref().map(|fit| FitJson {
-            covariance: fit.covariance[..count]
-                .iter()
-                .map(|row| row[..count].to_vec())
-                .collect(),
-            df: fit.df,
-        }),
-        weight: curve.weight,
-    }
-}
-
 impl From<StratumModel> for StratumJson {
     fn from(m: StratumModel) -> Self {
-        let p = m.projection;
-        let chosen = curve_json(&p.chosen);
+        let (model, params, probe_runs, unsupported) = match &m.centre {
+            Ok(c) => {
+                let params: BTreeMap<String, f64> = match c.shape {
+                    Shape::Power { exponent } => [("exponent".to_string(), exponent)].into(),
+                    Shape::Linear { intercept, slope } => [
+                        ("intercept".to_string(), intercept),
+                        ("slope".to_string(), slope),
+                    ]
+                    .into(),
+                };
+                let runs = c
+                    .runs
+                    .iter()
+                    .map(|r| RunJson {
+                        units: r.units,
+                        elapsed_s: r.elapsed_s,
+                        scale: r.scale,
+                        startup_s: r.startup_s,
+                    })
+                    .collect();
+                (c.shape.name().to_string(), params, runs, None)
+            }
+            Err(why) => (
+                "none".to_string(),
+                BTreeMap::new(),
+                Vec::new(),
+                Some(match why {
+                    NoSignal::OneUnit => UnsupportedJson::OneUnit,
+                    NoSignal::Resolution => UnsupportedJson::Resolution,
+                }),
+            ),
+        };
         StratumJson {
             stratum: m.stratum,
             runs: m.runs,
             units_probed: m.units_probed,
-            model: chosen.model,
-            params: chosen.params,
+            model,
+            params,
+            probe_runs,
+            unsupported,
             fingerprint: m.fingerprint,
             warnings: m.warnings,
-            fit: chosen.fit,
-            weight: chosen.weight,
-            alternatives: p.alternatives.iter().map(curve_json).collect(),
-            probe_units: p.probe_units,
-            min_unit_cost_s: p.min_unit_cost_s,
-            spread: SpreadJson {
-                mean_ln_level: p.spread.mean_ln_level,
-                max_ln_level: p.spread.max_ln_level,
-                sd: p.spread.sd,
-                df: p.spread.df,
-                prior_sd: p.spread.prior_sd,
-                mean_ln_rate: p.spread.mean_ln_rate,
-                rate_sd: p.spread.rate_sd,
-                rate_df: p.spread.rate_df,
-                growth: p.spread.growth,
-                deviations: p.spread.deviations.iter().map(|&(l, d)| [l, d]).collect(),
-                pooled_strata: p.spread.pooled_strata,
-                runs_at_horizon: (p.spread.runs_at_horizon < p.spread.runs)
-                    .then_some(p.spread.runs_at_horizon),
-            },
-            extrapolation_kappa: p.extrapolation_kappa,
-            form_error: (p.form_error > 0.0).then_some(p.form_error),
-            selection: m.selection,
-            unsupported: m.unsupported,
-            resolution: p.resolution,
-            convex_alternative: m.convex_alternative.as_ref().map(|c| ConvexJson {
-                params: curve_json(c).params,
-            }),
         }
     }
 }
 
-/// `model`, `params` and `fit` of one curve, `prefix` naming where it sits
-/// (`` or `alternatives[1].`).
-fn curve_from(
-    prefix: &str,
-    model: &str,
-    params: &BTreeMap<String, f64>,
-    fit: Option<&FitJson>,
-    weight: f64,
-) -> Result<Curve, Defect> {
-    let form = Form::ALL
-        .into_iter()
-        .find(|f| f.name() == model)
-        .ok_or_else(|| {
-            Defect::new(
-                format!("{prefix}model"),
+/// The shape `model` and `params` state.
+fn shape_of(model: &str, params: &BTreeMap<String, f64>) -> Result<Shape, Defect> {
+    let expect = |names: &[&str]| -> Result<Vec<f64>, Defect> {
+        let keys: Vec<&str> = params.keys().map(String::as_str).collect();
+        if keys != names {
+            return Err(Defect::new(
+                "params",
                 format!(
-                    "is `{}`; expected one of {}",
-                    model.escape_debug(),
-                    Form::ALL.map(Form::name).join(", ")
+                    "has {}; expected exactly {} for model `{model}`",
+                    if keys.is_empty() {
+                        "no keys".to_string()
+                    } else {
+                        keys.join(", ")
+                    },
+                    names.join(", ")
                 ),
-            )
-        })?;
-    curve_of_form(prefix, form, params, fit, weight)
-}
-
-/// [`curve_from`] once the form is known.
-fn curve_of_form(
-    prefix: &str,
-    form: Form,
-    params: &BTreeMap<String, f64>,
-    fit: Option<&FitJson>,
-    weight: f64,
-) -> Result<Curve, Defect> {
-    let names = &PARAM_NAMES[..param_count(form)];
-    let expected = names.join(", ");
-    if let Some(extra) = params.keys().find(|k| !names.contains(&k.as_str())) {
-        return Err(Defect::new(
-            format!("{prefix}params.{}", extra.escape_debug()),
-            format!("is not a parameter of the {form} model; expected {expected}"),
-        ));
-    }
-    let mut values = [0.0; PARAMS];
-    for (slot, name) in values.iter_mut().zip(names) {
-        *slot = *params.get(*name).ok_or_else(|| {
-            Defect::new(
-                format!("{prefix}params"),
-                format!("has no `{name}`; the {form} model needs {expected}"),
-            )
-        })?;
-    }
-    let fit = match fit {
-        None => None,
-        Some(fit) => {
-            let n = names.len();
-            let square = fit.covariance.len() == n && fit.covariance.iter().all(|r| r.len() == n);
-            if !square {
-                return Err(Defect::new(
-                    format!("{prefix}fit.covariance"),
-                    format!("is not a {n}x{n} matrix; expected the covariance of {expected}, in that order"),
-                ));
-            }
-            let mut covariance = Covariance::default();
-            for (j, row) in fit.covariance.iter().enumerate() {
-                covariance[j][..n].copy_from_slice(row);
-            }
-            Some(FitUncertainty {
-                covariance,
-                df: fit.df,
+            ));
+        }
+        Ok(names.iter().map(|n| params[*n]).collect())
+    };
+    match model {
+        "power" => Ok(Shape::Power {
+            exponent: expect(&["exponent"])?[0],
+        }),
+        "linear" => {
+            let v = expect(&["intercept", "slope"])?;
+            Ok(Shape::Linear {
+                intercept: v[0],
+                slope: v[1],
             })
         }
-    };
-    Ok(Curve {
-        form,
-        params: Params {
-            startup: values[0],
-            a: values[1],
-            b: values[2],
-            h: values[3],
-        },
-        fit,
-        weight,
-    })
+        other => Err(Defect::new(
+            "model",
+            format!(
+                "is `{}`; expected `power` or `linear` (or `none` with `unsupported`)",
+                other.escape_debug()
+            ),
+        )),
+    }
 }
 
 impl TryFrom<StratumJson> for StratumModel {
     type Error = Defect;
 
     fn try_from(s: StratumJson) -> Result<Self, Defect> {
-        let chosen = curve_from("", &s.model, &s.params, s.fit.as_ref(), s.weight)?;
-        let alternatives = s
-            .alternatives
-            .iter()
-            .enumerate()
-            .map(|(k, c)| {
-                curve_from(
-                    &format!("alternatives[{k}]."),
-                    &c.model,
-                    &c.params,
-                    c.fit.as_ref(),
-                    c.weight,
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let convex_alternative = s
-            .convex_alternative
-            .as_ref()
-            .map(|c| curve_of_form("convex_alternative.", Form::BasePower, &c.params, None, 0.0))
-            .transpose()?;
+        let centre = match s.unsupported {
+            Some(why) => {
+                if s.model != "none" || !s.params.is_empty() || !s.probe_runs.is_empty() {
+                    return Err(Defect::new(
+                        "unsupported",
+                        "is set, with a centre; expected `model` none, no `params` and no `probe_runs` beside it",
+                    ));
+                }
+                Err(match why {
+                    UnsupportedJson::OneUnit => NoSignal::OneUnit,
+                    UnsupportedJson::Resolution => NoSignal::Resolution,
+                })
+            }
+            None => Ok(Centre {
+                shape: shape_of(&s.model, &s.params)?,
+                runs: s
+                    .probe_runs
+                    .into_iter()
+                    .map(|r| RunFit {
+                        units: r.units,
+                        elapsed_s: r.elapsed_s,
+                        scale: r.scale,
+                        startup_s: r.startup_s,
+                    })
+                    .collect(),
+            }),
+        };
         let model = StratumModel {
             stratum: s.stratum,
             runs: s.runs,
             units_probed: s.units_probed,
-            projection: ProjectionParams {
-                chosen,
-                alternatives,
-                probe_units: s.probe_units,
-                min_unit_cost_s: s.min_unit_cost_s,
-                spread: RunSpread {
-                    runs: s.runs,
-                    mean_ln_level: s.spread.mean_ln_level,
-                    max_ln_level: s.spread.max_ln_level,
-                    sd: s.spread.sd,
-                    df: s.spread.df,
-                    prior_sd: s.spread.prior_sd,
-                    mean_ln_rate: s.spread.mean_ln_rate,
-                    rate_sd: s.spread.rate_sd,
-                    rate_df: s.spread.rate_df,
-                    growth: s.spread.growth,
-                    deviations: s.spread.deviations.iter().map(|&[l, d]| (l, d)).collect(),
-                    pooled_strata: s.spread.pooled_strata,
-                    runs_at_horizon: s.spread.runs_at_horizon.unwrap_or(s.runs),
-                },
-                extrapolation_kappa: s.extrapolation_kappa,
-                form_error: s.form_error.unwrap_or(0.0),
-                resolution: s.resolution,
-            },
+            centre,
             fingerprint: s.fingerprint,
             warnings: s.warnings,
-            selection: s.selection,
-            unsupported: s.unsupported,
-            convex_alternative,
         };
         check::stratum(&model)?;
         Ok(model)

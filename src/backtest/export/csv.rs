@@ -23,7 +23,6 @@ impl Exporter for CsvExporter {
             "headroom",
             "covered",
             "unsupported",
-            "convex_s",
             "probe_runs",
         ]
         .map(String::from)
@@ -49,7 +48,6 @@ impl Exporter for CsvExporter {
                 number(trial.headroom, 4),
                 trial.covered.to_string(),
                 trial.unsupported.to_string(),
-                trial.convex_s.map_or(String::new(), |s| number(s, 3)),
                 trial
                     .probe_runs
                     .iter()

@@ -67,30 +67,6 @@ impl Exporter for TableExporter {
             report.strata.len(),
             ratio(report.median_headroom),
         )?;
-        let budgeted = || {
-            report
-                .strata
-                .iter()
-                .flat_map(|s| &s.trials)
-                .filter(|t| !t.unsupported)
-        };
-        let bent = budgeted().filter(|t| t.convex_s.is_some()).count();
-        if bent > 0 {
-            let missed = budgeted().filter(|t| !t.covered).count();
-            let told = budgeted()
-                .filter(|t| !t.covered && t.convex_s.is_some())
-                .count();
-            let misses = if missed > 0 {
-                format!(", {told} of the {missed} missed among them")
-            } else {
-                String::new()
-            };
-            writeln!(
-                out,
-                "a bend the probe could not rule out (a + h*i^2, noted beside the bound) was stated for {bent} of {} budgeted runs{misses}",
-                report.trials - report.unsupported,
-            )?;
-        }
         for b in &report.baselines {
             writeln!(
                 out,

@@ -172,8 +172,9 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
         .map(|d| format!(" on {}", d.get(..10).unwrap_or(d)))
         .unwrap_or_default();
     lines.push(format!(
-        "  fitted: {} per {unit} at {unit} 1 -> {} at {unit} {}, startup {} ({} model at the runs' mean level), {} run{} / {} {unit}s probed, on {machine}{when}",
+        "  fitted: {} per {unit} at {unit} {} -> {} at {unit} {}, startup {} ({} model at the median run's pace), {} run{} / {} {unit}s probed, on {machine}{when}",
         human_duration(b.rate_first_s),
+        b.fit_from,
         human_duration(b.rate_last_s),
         b.probe_units,
         human_duration(b.startup_s),

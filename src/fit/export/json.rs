@@ -5,22 +5,36 @@
 use std::io;
 
 use super::Exporter;
+use crate::calibrate::Table;
 use crate::fit::FitReport;
 
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
-    fn export(&self, report: &FitReport, out: &mut dyn io::Write) -> io::Result<()> {
+    fn export(&self, report: &FitReport, table: &Table, out: &mut dyn io::Write) -> io::Result<()> {
         let projections: Vec<serde_json::Value> = match report.options.units {
             Some(n) => report
                 .model
                 .strata
                 .iter()
-                .zip(report.projections(n))
+                .zip(report.projections(n, table))
                 .map(|(m, p)| {
                     // As calib budget decides it: `null`, or why it gives no time.
-                    let unsupported = m.support_under(&p, crate::model::BendPolicy::Note);
-                    serde_json::json!({ "stratum": m.stratum, "projection": p, "unsupported": unsupported })
+                    let unsupported = p.unsupported.map(|u| {
+                        serde_json::json!({ "why": u, "message": u.explain(n, m.probe_units()) })
+                    });
+                    serde_json::json!({
+                        "stratum": m.stratum,
+                        "projection": {
+                            "units": p.units,
+                            "predicted_s": p.predicted_s,
+                            "floor_s": p.floor_s,
+                            "upper_s": p.upper_s,
+                            "confidence": p.confidence,
+                            "notes": p.notes,
+                        },
+                        "unsupported": unsupported,
+                    })
                 })
                 .collect(),
             None => Vec::new(),

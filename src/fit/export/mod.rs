@@ -10,13 +10,15 @@ pub use self::table::TableExporter;
 use std::io;
 
 use super::FitReport;
+use crate::calibrate::Table;
 use crate::output::Format;
 
 /// One output format of a fit. Writes go straight to `out` and their errors
 /// come back to the caller: never dropped, so that a closed or full stdout is
 /// seen.
 pub trait Exporter {
-    fn export(&self, report: &FitReport, out: &mut dyn io::Write) -> io::Result<()>;
+    /// `table` calibrates the projections shown at `--units`.
+    fn export(&self, report: &FitReport, table: &Table, out: &mut dyn io::Write) -> io::Result<()>;
 }
 
 /// The exporter of a format.

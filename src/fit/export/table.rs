@@ -6,6 +6,7 @@
 use std::io;
 
 use super::Exporter;
+use crate::calibrate::Table as Calibration;
 use crate::fit::FitReport;
 use crate::output::human_duration;
 use crate::output::percent_as_given;
@@ -14,8 +15,13 @@ use crate::output::table::{Align, Table};
 pub struct TableExporter;
 
 impl Exporter for TableExporter {
-    fn export(&self, report: &FitReport, out: &mut dyn io::Write) -> io::Result<()> {
-        write!(out, "{}", table(report))?;
+    fn export(
+        &self,
+        report: &FitReport,
+        calibration: &Calibration,
+        out: &mut dyn io::Write,
+    ) -> io::Result<()> {
+        write!(out, "{}", table(report, calibration))?;
         for line in footnote(report) {
             writeln!(out, "{line}")?;
         }
@@ -28,7 +34,7 @@ const SHORTFALL: &str = "mean-rate shortfall";
 
 /// The table: one line per stratum, text columns to the left, numbers to the
 /// right.
-fn table(report: &FitReport) -> Table {
+fn table(report: &FitReport, calibration: &Calibration) -> Table {
     let units = report.options.units;
     let mut header = vec![
         "stratum".to_string(),
@@ -36,7 +42,7 @@ fn table(report: &FitReport) -> Table {
         "units probed".into(),
         "per-unit first -> last".into(),
         "trend".into(),
-        "model (runner-up)".into(),
+        "model".into(),
         SHORTFALL.into(),
     ];
     if units.is_some() {
@@ -51,7 +57,7 @@ fn table(report: &FitReport) -> Table {
         0 | 3 | 5 => Align::Left,
         _ => Align::Right,
     });
-    let projections = units.map(|n| report.projections(n));
+    let projections = units.map(|n| report.projections(n, calibration));
     for (k, (m, r)) in report.model.strata.iter().zip(&report.strata).enumerate() {
         let mut row = vec![
             r.stratum.clone(),
@@ -63,19 +69,16 @@ fn table(report: &FitReport) -> Table {
                 human_duration(r.last_cost_s)
             ),
             crate::output::change(r.trend_pct),
-            match m.runner_up() {
-                Some(f) => format!("{} ({f})", m.form()),
-                None => m.form().to_string(),
-            },
+            m.form_name().to_string(),
         ];
-        let n = units.unwrap_or(m.projection.probe_units);
+        let n = units.unwrap_or(m.probe_units());
         row.push(crate::output::factor(report.mean_underestimate(k, n), 2));
         if let Some(p) = projections.as_ref().map(|all| &all[k]) {
             row.push(human_duration(p.predicted_s));
             row.push(human_duration(p.floor_s));
             // As calib budget decides it: no bound where the probe supports
             // none for this run (the warnings say why).
-            row.push(match m.support_under(p, crate::model::BendPolicy::Note) {
+            row.push(match p.unsupported {
                 Some(_) => "unsupported".to_string(),
                 None => human_duration(p.upper_s),
             });

@@ -103,7 +103,7 @@ impl Exporter for TableExporter {
             if plan.checkpoint {
                 writeln!(
                     out,
-                    "own pace = the units left projected at each killed run's own rate (measured against the model's chosen curve, applied under every form the probe cannot rule out): a projection, the --time never goes below it."
+                    "own pace = the units left projected at each killed run's own pace (its second half's, against the probe's fitted shape) plus a startup: a projection, the --time never goes below it."
                 )?;
             }
             for s in &plan.strata {
