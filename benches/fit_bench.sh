@@ -15,7 +15,7 @@
 # by scripts/notebook) and python3. Without one, the script says so and
 # reports calib's times and the floors only.
 #
-# Builds the release binary and two examples (the lean build, no extra
+# Builds the release binary and the generator example (the lean build, no extra
 # feature), generates the table with calib's deterministic generator
 # (examples/synth_data.rs, seed 2026), then times each step 5 times and reports
 # the median wall time, then the CPU time of each (load-independent). Uses
@@ -27,7 +27,7 @@ mkdir -p "$work"
 target="${CARGO_TARGET_DIR:-target}"
 runs=5
 
-cargo build --release --locked --bin calib --example synth_data --example fit_phases
+cargo build --release --locked --bin calib --example synth_data
 
 csv="$work/bench-1M.csv"
 "$target/release/examples/synth_data" --bench "$csv" 100 10 1000
@@ -54,8 +54,6 @@ done
 fit_times=$(median_of "$target/release/calib" fit "$csv" --units 2000 -o "$work/model.json")
 cat_times=$(median_of cat "$csv")
 wc_times=$(median_of wc -l "$csv")
-echo "phases of calib fit (one run):"
-"$target/release/examples/fit_phases" "$csv"
 printf 'calib fit (read + fit + table + model file), median of %d: %.3f s\n' "$runs" "$fit_times"
 if [[ -n $polars_python ]]; then
   # A failing read (a polars too old for the file, say) is reported, not fatal.

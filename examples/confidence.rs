@@ -74,7 +74,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use calib::calibrate::cases::{is_program, read_program, StratumRuns};
-use calib::calibrate::{factor, table, Case, Centre, CHOSEN, FORM};
+use calib::calibrate::{table, Centre, Table, FORM};
 use calib::error::Origin;
 
 /// The confidence levels compared.
@@ -181,7 +181,7 @@ fn outcome(total: f64, upper: f64, margin: f64, points: &[(u64, f64)]) -> Outcom
 
 /// Every budgeted run of the strata with recorded probes, and how many
 /// full runs were refused.
-fn budget(strata: &[StratumRuns], cases: &[Case]) -> (Vec<Run>, usize) {
+fn budget(strata: &[StratumRuns], table: &Table) -> (Vec<Run>, usize) {
     let (mut runs, mut refused) = (Vec::new(), 0);
     for s in strata.iter().filter(|s| !s.probes.is_empty()) {
         let probes: Vec<&[(u64, f64)]> = s.probes.iter().map(|r| r.points.as_slice()).collect();
@@ -192,34 +192,26 @@ fn budget(strata: &[StratumRuns], cases: &[Case]) -> (Vec<Run>, usize) {
         for (run, total) in &s.full {
             let n = run.points.last().map_or(0, |p| p.0);
             let slowest = centre.project(n).1;
-            let factors: Option<Vec<_>> = CONFIDENCES
+            let bounds: Option<Vec<_>> = CONFIDENCES
                 .iter()
                 .map(|&q| {
-                    factor(
-                        cases,
-                        centre.group(),
-                        (centre.probe_units(), n),
-                        q,
-                        CHOSEN,
-                        Some(&s.program),
-                    )
+                    table
+                        .bound_leaving_out(&centre, n, q, Some(&s.program))
+                        .ok()
                 })
                 .collect();
-            let Some(factors) = factors else {
+            let Some(bounds) = bounds else {
                 refused += 1;
                 continue;
             };
-            let outcomes = factors
+            let outcomes = bounds
                 .iter()
-                .map(|f| {
-                    let upper = slowest.max(slowest * f.factor);
-                    outcome(*total, upper, upper / slowest, &run.points)
-                })
+                .map(|b| outcome(*total, b.upper_s, b.upper_s / slowest, &run.points))
                 .collect();
             runs.push(Run {
                 program: s.program.clone(),
                 group: centre.group().name(),
-                programs: factors[0].programs,
+                programs: bounds[0].factor.programs,
                 outcomes,
             });
         }
@@ -401,7 +393,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    let (runs, refused) = budget(&strata, &cases);
+    let (runs, refused) = budget(&strata, &Table::new(cases.clone(), "calib's own".into()));
     let no_ck = per_program(&runs, |o| o.no_checkpoint);
     let ck = per_program(&runs, |o| o.checkpoint);
     let covered = per_program(&runs, |o| f64::from(u8::from(o.covered)));

@@ -71,7 +71,7 @@
 
 use std::fmt::Write as _;
 
-use calib::calibrate::{self, table, Case, Centre};
+use calib::calibrate::{self, table, Centre, Table};
 use calib::error::Origin;
 use calib::synth::Rng;
 
@@ -362,7 +362,7 @@ enum Outcome {
 }
 
 /// One campaign: its probe, its new runs, and the bound at each stated level.
-fn campaign(shape: Shape, k: u64, n: u64, cases: &[Case], rng: &mut Rng) -> [Outcome; 2] {
+fn campaign(shape: Shape, k: u64, n: u64, table: &Table, rng: &mut Rng) -> [Outcome; 2] {
     let process = Process::draw(shape, k, n, rng);
     let probes: Vec<Vec<(u64, f64)>> = (0..SEEDS).map(|_| process.run(k, rng)).collect();
     let totals: Vec<f64> = (0..NEW_RUNS)
@@ -372,20 +372,13 @@ fn campaign(shape: Shape, k: u64, n: u64, cases: &[Case], rng: &mut Rng) -> [Out
     let Ok(centre) = Centre::fit(&probes, calibrate::FORM) else {
         return [Outcome::Refused, Outcome::Refused];
     };
-    let (_, slowest) = centre.project(n);
     let group = centre.group();
     LEVELS.map(|q| {
-        let Some(f) = calibrate::factor(
-            cases,
-            group,
-            (centre.probe_units(), n),
-            q,
-            calibrate::CHOSEN,
-            None,
-        ) else {
+        let Ok(bound) = table.bound(&centre, n, q) else {
             return Outcome::Refused;
         };
-        let upper = slowest.max(slowest * f.factor);
+        let (f, slowest) = (bound.factor, bound.floor_s);
+        let upper = bound.upper_s;
         Outcome::Budgeted {
             growth: group.growth,
             factor: f.factor,
@@ -505,7 +498,7 @@ fn median(values: &[f64]) -> Option<f64> {
 /// Every cell's tallies: `[shape][ratio][probe length][level]`.
 type Results = Vec<Vec<Vec<[Tally; 2]>>>;
 
-fn simulate(trials: usize, cases: &[Case]) -> Results {
+fn simulate(trials: usize, table: &Table) -> Results {
     SHAPES
         .iter()
         .enumerate()
@@ -519,7 +512,7 @@ fn simulate(trials: usize, cases: &[Case]) -> Results {
                     for trial in 0..trials {
                         let p = trial % PROBE_UNITS.len();
                         let k = PROBE_UNITS[p];
-                        let outcomes = campaign(shape, k, k * ratio, cases, &mut rng);
+                        let outcomes = campaign(shape, k, k * ratio, table, &mut rng);
                         for (tally, outcome) in cells[p].iter_mut().zip(&outcomes) {
                             tally.add(outcome);
                         }
@@ -758,6 +751,6 @@ fn main() {
     });
     let cases = table::read(TABLE, &Origin::file("assets/calibration.csv"))
         .expect("the shipped calibration table reads");
-    let results = simulate(trials, &cases);
+    let results = simulate(trials, &Table::new(cases, "calib's own".into()));
     print!("{}", report(&results, trials));
 }

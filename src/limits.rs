@@ -51,19 +51,13 @@
 //! kilobytes. An input read as text is refused at its first NUL byte, naming
 //! the line, as soon as the block holding it is read ([`read_bounded`]): a
 //! binary stream ends there, not at 4 GiB (`calib grid show /dev/urandom` read
-//! 4.2 GB in 25 s). A smoke's log is read lossily and may hold them. A
-//! timings table mapped from its file is not scanned for them in advance,
-//! which would be a serial pass over every byte before the parallel parse:
-//! the reader refuses each NUL at its line as it parses (its fast path stops
-//! at one), with the same message ([`nul_byte`]).
+//! 4.2 GB in 25 s). A smoke's log is read lossily and may hold them. The
+//! timings reader also refuses each NUL at its line as it parses (its fast
+//! path stops at one), with the same message ([`nul_byte`]).
 //!
 //! Each kind of input names its bounds and what it is expected to be in a
 //! [`Bounds`]: [`TABLE`] for timings tables and sacct text, [`MODEL`],
 //! [`PARTITIONS`], [`GRID`], [`TRIGGER`], [`SMOKE_FILE`] and [`JOB_SCRIPT`].
-//!
-//! A timings table that is a regular file of [`MAP_MIN_BYTES`] or more is
-//! mapped into memory rather than copied ([`read_table_file_bounded`]), under
-//! the same bounds; see there for what that assumes.
 
 use std::io::Read;
 use std::path::Path;
@@ -303,68 +297,6 @@ impl LineBound {
     }
 }
 
-/// Regular files at least this large are mapped by [`read_table_file_bounded`].
-pub(crate) const MAP_MIN_BYTES: u64 = 1 << 20;
-
-/// The bytes of one input: read into memory, or mapped from its file.
-pub(crate) enum InputBytes {
-    Read(Vec<u8>),
-    Mapped(memmap2::Mmap),
-}
-
-impl std::ops::Deref for InputBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            InputBytes::Read(bytes) => bytes,
-            InputBytes::Mapped(map) => map,
-        }
-    }
-}
-
-/// [`read_file_bounded`] for a timings table: a regular file of
-/// [`MAP_MIN_BYTES`] or more is mapped into memory instead of copied (on a
-/// 55 MB table, the copy and the page faults of a fresh buffer took about
-/// 45 ms on one core before the parallel parse could start), under the same
-/// bounds and with the same messages.
-///
-/// Assumption (the reason `Mmap::map` is unsafe): nothing rewrites the file
-/// in place while calib reads it. `calib probe` only appends, and bytes
-/// appended after the file's length was taken lie outside the map, as they
-/// lie beyond what a read would have taken; a file a concurrent writer
-/// replaces by a rename is unaffected. A program that truncated the table
-/// meanwhile, or a read error of the storage, would end calib with SIGBUS
-/// rather than a message, and one that rewrote it in place would have calib
-/// parse bytes that change under it.
-pub(crate) fn read_table_file_bounded(
-    path: &Path,
-    what: &str,
-    bounds: &Bounds,
-) -> Result<InputBytes> {
-    // Opened once: a FIFO (the `<(...)` of a shell) holds its data for one opening only.
-    let (mut file, meta) = open_file(path, what)?;
-    if !meta.is_file() || meta.len() < MAP_MIN_BYTES {
-        return read_open_file(&mut file, &meta, path, what, bounds).map(InputBytes::Read);
-    }
-    let origin = Origin::file(path);
-    if meta.len() > bounds.max_bytes {
-        return Err(too_large(&origin, bounds));
-    }
-    let len = usize::try_from(meta.len()).map_err(|_| too_large(&origin, bounds))?;
-    // SAFETY: a private, read-only map of `len` bytes, which the file held
-    // when its length was taken just above; see the function's docs for
-    // what a concurrent writer would do.
-    let map = unsafe { memmap2::MmapOptions::new().len(len).map(&file) }
-        .map_err(|e| unreadable(path, what, e))?;
-    let mut lines = LineBound::new(bounds);
-    for (k, block) in map.chunks(BLOCK_BYTES).enumerate() {
-        if let Some(at) = lines.check(block) {
-            return Err(line_too_long(&origin, &map, k * BLOCK_BYTES + at, bounds));
-        }
-    }
-    Ok(InputBytes::Mapped(map))
-}
-
 /// Reads standard input under `bounds` (see [`read_bounded`]), once: the
 /// process has one standard input, and once read to its end it gives
 /// nothing more, so a second `-` among a command's inputs (two timings
@@ -522,7 +454,7 @@ pub(crate) fn columns_by_name<'h>(
 }
 
 /// The refusal of a text input at the line of its first NUL byte; the
-/// timings reader, which meets them as it parses a mapped table, says the same.
+/// timings reader, which meets them as it parses, says the same.
 pub(crate) fn nul_byte(origin: &Origin, line: u64, bounds: &Bounds) -> Error {
     Error::input(
         origin.clone(),
@@ -558,8 +490,7 @@ fn size_text(bytes: u64) -> String {
 }
 
 fn line_too_long(origin: &Origin, bytes: &[u8], at: usize, bounds: &Bounds) -> Error {
-    // A long line of a text input that holds a NUL byte (a mapped table's
-    // lines are bounded before any NUL is looked for) is a binary file's.
+    // A long line of a text input that holds a NUL byte is a binary file's.
     let at = at.min(bytes.len());
     if let Some(nul) = nul_in_line_ending(bytes, at).filter(|_| bounds.text) {
         return nul_byte(origin, line_of(bytes, nul), bounds);
@@ -627,56 +558,6 @@ mod tests {
         match err {
             Error::Input { line, .. } => assert_eq!(line, Some(3)),
             other => panic!("{other}"),
-        }
-    }
-
-    /// A mapped table is checked as a read one: the same bytes, the same
-    /// refusal at the same line, wherever the long line meets the blocks.
-    #[test]
-    fn a_mapped_table_is_bounded_as_a_read_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.csv");
-        let line = |n: usize| {
-            let mut l = vec![b'x'; n];
-            l.push(b'\n');
-            l
-        };
-        let mut text = Vec::new();
-        while (text.len() as u64) < MAP_MIN_BYTES {
-            text.extend(line(37));
-        }
-        std::fs::write(&path, &text).unwrap();
-        match read_table_file_bounded(&path, "it", &TABLE).unwrap() {
-            InputBytes::Mapped(map) => assert_eq!(&map[..], &text[..]),
-            InputBytes::Read(_) => panic!("a table of {} bytes was not mapped", text.len()),
-        }
-        let lines = text.len() / 38;
-        for (long, tail) in [
-            (MAX_LINE_BYTES + 1, true),
-            (MAX_LINE_BYTES + 1, false),
-            (MAX_LINE_BYTES, true),
-        ] {
-            let mut bad = text.clone();
-            bad.extend(line(long));
-            if tail {
-                bad.extend(line(5));
-            } else {
-                bad.pop();
-            }
-            std::fs::write(&path, &bad).unwrap();
-            let mapped = read_table_file_bounded(&path, "it", &TABLE);
-            let read = read_bounded(&mut bad.as_slice(), &Origin::file(&path), 0, &TABLE);
-            match (mapped, read) {
-                (Err(Error::Input { line: a, .. }), Err(Error::Input { line: b, .. })) => {
-                    assert_eq!(a, b);
-                    assert_eq!(a, Some(lines as u64 + 1));
-                }
-                (Ok(InputBytes::Mapped(map)), Ok(bytes)) => {
-                    assert_eq!(long, MAX_LINE_BYTES);
-                    assert_eq!(&map[..], &bytes[..]);
-                }
-                _ => panic!("mapped and read disagree on a line of {long} bytes"),
-            }
         }
     }
 

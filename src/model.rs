@@ -13,7 +13,7 @@
 //! (RFC 3339), and per stratum `stratum` (canonical labels), `runs`,
 //! `units_probed`, `model` (the centre's shape: `power` or `linear`),
 //! `params`, `fingerprint` (`clusters`, `cpu_models`, `hosts`,
-//! `partitions`, `measured_from`) and `warnings`. The rest is what a
+//! `partitions`, `measured_from`, `measured_to`) and `warnings`. The rest is what a
 //! projection needs ([`crate::fit::centre`]):
 //!
 //! | field | meaning | valid |
@@ -66,6 +66,19 @@ pub struct ModelFingerprint {
     /// Date of the earliest run measured (RFC 3339), when the files say.
     #[serde(default)]
     pub measured_from: Option<String>,
+    /// Start of the latest run measured (RFC 3339), when the files say.
+    #[serde(default)]
+    pub measured_to: Option<String>,
+}
+
+impl ModelFingerprint {
+    /// Seconds between the first and the last run's start, when the files
+    /// say both.
+    pub fn started_within(&self) -> Option<f64> {
+        let parse = |t: &Option<String>| chrono::DateTime::parse_from_rfc3339(t.as_deref()?).ok();
+        let (from, to) = (parse(&self.measured_from)?, parse(&self.measured_to)?);
+        Some((to - from).num_milliseconds() as f64 / 1000.0).filter(|s| *s >= 0.0)
+    }
 }
 
 /// The model of one stratum.
@@ -250,12 +263,19 @@ impl StratumModel {
         } else {
             format!("{} probes", bound.group.name())
         };
-        format!(
+        let mut note = format!(
             "margin {} over the prediction: {seeds} x extrapolation {} ({distance}, from {:.0} programs)",
             factor(bound.upper_s / bound.predicted_s.max(f64::MIN_POSITIVE), 2),
             factor(bound.extrapolation_margin(), 2),
             bound.factor.programs
-        )
+        );
+        if let Some(span) = self.fingerprint.started_within() {
+            note.push_str(&format!(
+                "; the probe's runs started within {} of each other, and the extrapolation carries the drift of runs at other times and loads",
+                crate::output::human_duration(span)
+            ));
+        }
+        note
     }
 }
 

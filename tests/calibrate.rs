@@ -129,3 +129,86 @@ fn calib_calibrate_writes_a_table_that_reads_back_and_reports_each_set() {
         "{held_part}"
     );
 }
+
+/// `calib budget` of `timings` for a 100-unit run, as JSON, with `extra`.
+fn budget_json(dir: &std::path::Path, timings: &str, extra: &[&str]) -> serde_json::Value {
+    let out = calib()
+        .current_dir(dir)
+        .args([
+            "budget",
+            timings,
+            "--units",
+            "100",
+            "--partitions",
+            "b 3-00:00:00",
+        ])
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A user's own campaigns calibrate: `calib calibrate -o` of their folders,
+/// then `budget --calibration`, which merges the table with calib's own and
+/// names it, with the programs it holds.
+#[test]
+fn a_calibration_of_ones_own_campaigns_is_merged_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(5);
+    for p in 0..3 {
+        write_program(dir.path(), &format!("mine{p}"), 1.0, 0.2, &mut rng);
+    }
+    let out = calib()
+        .current_dir(dir.path())
+        .args(["calibrate", "mine0", "mine1", "mine2", "-o", "mine.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let probe = dir.path().join("mine0/probe/runs.csv");
+    let probe = probe.to_str().unwrap();
+    let shipped = budget_json(dir.path(), probe, &[]);
+    let own = budget_json(dir.path(), probe, &["--calibration", "mine.csv"]);
+    let programs = calib::calibrate::Table::shipped().unwrap().programs();
+    let note = |doc: &serde_json::Value| doc["notes"].to_string();
+    assert!(
+        note(&shipped).contains(&format!("calibration: calib's own, {programs} programs")),
+        "{}",
+        note(&shipped)
+    );
+    assert!(
+        note(&own).contains(&format!(
+            "calibration: mine.csv merged with calib's own, {} programs",
+            programs + 3
+        )),
+        "{}",
+        note(&own)
+    );
+}
+
+/// Strata are bounded each on its own runs: a stray run in one stratum (one
+/// unit, or a run of a few units beside the others' 20) moves no other
+/// stratum's bound.
+#[test]
+fn a_stray_run_moves_no_other_stratum_s_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("run,stratum,unit,elapsed_s\n");
+    for (stratum, rate) in [("a", 2.0), ("b", 5.0)] {
+        for r in 0..3 {
+            let mut t = 1.0;
+            for unit in 1..=20 {
+                t += rate * (1.0 + 0.02 * ((r + unit) % 3) as f64);
+                csv.push_str(&format!("{stratum}{r},s={stratum},{unit},{t:.3}\n"));
+            }
+        }
+    }
+    write_file(dir.path(), "t.csv", &csv);
+    let stray = format!("{csv}x1,s=b,1,40.0\nx2,s=b,1,8.0\nx2,s=b,2,9.0\nx2,s=b,3,60.0\n");
+    write_file(dir.path(), "stray.csv", stray);
+    let upper = |doc: &serde_json::Value, k: usize| doc["strata"][k]["upper_s"].as_f64().unwrap();
+    let before = budget_json(dir.path(), "t.csv", &["--confidence", "0.9"]);
+    let after = budget_json(dir.path(), "stray.csv", &["--confidence", "0.9"]);
+    assert_eq!(before["strata"][0]["stratum"], "s=a");
+    assert_eq!(upper(&before, 0), upper(&after, 0));
+}

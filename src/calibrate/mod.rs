@@ -101,119 +101,133 @@ pub struct Calibration {
     pub recorded_only: bool,
 }
 
-/// Step, in ln(N/K), of the distances [`factor_envelope`] takes.
+/// Step, in ln(N/K), of the distances [`Pool::factor`] takes.
 const ENVELOPE_STEP: f64 = 0.1;
 
-/// The largest [`factor`] at any distance up to this probe's, so that a
-/// longer run is never given a smaller bound (the quantile at one N/K can
-/// fall below a nearer one's where the cases there happen to be tamer): at
-/// N/K = e^{0.1 j}, j = 0, 1, ..., and at N/K itself. `None` where the
-/// factor at N/K itself is.
-pub fn factor_envelope(
-    cases: &[Case],
-    group: Group,
-    (probe_units, units): (u64, u64),
-    confidence: f64,
-    how: Calibration,
-    exclude: Option<&str>,
-) -> Option<Factor> {
-    let at = |n: u64| factor(cases, group, (probe_units, n), confidence, how, exclude);
-    let mut best = at(units)?;
-    let k = probe_units.max(1) as f64;
-    let distance = (units as f64 / k).ln();
-    let mut j = 0;
-    while (j as f64) * ENVELOPE_STEP < distance {
-        let n = (k * (j as f64 * ENVELOPE_STEP).exp()).round() as u64;
-        if let Some(f) = at(n.max(probe_units)) {
-            if f.factor > best.factor {
-                best = f;
+/// The cases a factor is taken from, for one group and one way of taking
+/// it: sorted by e, each with its ln(N/K), its program (an index) and its
+/// weight as one of that program's cases. Built once; a factor is then one
+/// pass over them.
+#[derive(Debug, Clone)]
+pub struct Pool {
+    /// (e, ln(N/K), program index, 1 / that program's count of cases).
+    cases: Vec<(f64, f64, usize, f64)>,
+    programs: Vec<String>,
+    bandwidth: f64,
+}
+
+impl Pool {
+    /// The pool of `group`'s cases taken as `how` says.
+    pub fn new(cases: &[Case], group: Group, how: Calibration) -> Pool {
+        let chosen: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.group == group && (c.recorded || !how.recorded_only))
+            .collect();
+        let mut index: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for c in &chosen {
+            let next = index.len();
+            index.entry(c.program.as_str()).or_insert((next, 0)).1 += 1;
+        }
+        let mut programs = vec![String::new(); index.len()];
+        for (name, (k, _)) in &index {
+            programs[*k] = name.to_string();
+        }
+        let mut pooled: Vec<(f64, f64, usize, f64)> = chosen
+            .iter()
+            .map(|c| {
+                let (k, count) = index[c.program.as_str()];
+                let e = match how.anchor {
+                    Anchor::Centre => c.e_centre,
+                    Anchor::Slowest => c.e_slowest,
+                };
+                (e, c.log_nk(), k, 1.0 / count as f64)
+            })
+            .collect();
+        pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Pool {
+            cases: pooled,
+            programs,
+            bandwidth: how.bandwidth,
+        }
+    }
+
+    /// The program index of `name`, when the pool has it.
+    fn program(&self, name: &str) -> Option<usize> {
+        self.programs.iter().position(|p| p == name)
+    }
+
+    /// The factor at ln(N/K) = `target`, leaving out program `exclude`: the
+    /// weighted `confidence`-quantile of e, each case weighted by closeness
+    /// (a Gaussian kernel) and by its program's share, with the effective
+    /// number of programs by those weights. `Err`: that number, fewer than
+    /// [`MIN_PROGRAMS`].
+    fn at(
+        &self,
+        target: f64,
+        confidence: f64,
+        exclude: Option<usize>,
+    ) -> std::result::Result<Factor, f64> {
+        let mut per_program = vec![0.0; self.programs.len()];
+        let weight = |&(_, log_nk, _, share): &(f64, f64, usize, f64)| {
+            let d = (log_nk - target) / self.bandwidth;
+            (-0.5 * d * d).exp() * share
+        };
+        for c in self.cases.iter().filter(|c| Some(c.2) != exclude) {
+            per_program[c.2] += weight(c);
+        }
+        let total: f64 = per_program.iter().sum();
+        let squares: f64 = per_program.iter().map(|w| w * w).sum();
+        let programs = if total > 0.0 {
+            total * total / squares
+        } else {
+            0.0
+        };
+        if programs < MIN_PROGRAMS {
+            return Err(programs);
+        }
+        let mut cumulative = 0.0;
+        let mut e = self.cases.last().map_or(0.0, |c| c.0);
+        for c in self.cases.iter().filter(|c| Some(c.2) != exclude) {
+            cumulative += weight(c);
+            if cumulative >= confidence * total {
+                e = c.0;
+                break;
             }
         }
-        j += 1;
-    }
-    Some(best)
-}
-
-/// The cases of `group` with their weights (closeness in ln(N/K), each
-/// program's cases together weighing as one program), and the effective
-/// number of programs by those weights.
-fn weights<'a>(
-    cases: &'a [Case],
-    group: Group,
-    (probe_units, units): (u64, u64),
-    how: Calibration,
-    exclude: Option<&str>,
-) -> (Vec<(&'a Case, f64)>, f64) {
-    let target = (units as f64 / probe_units.max(1) as f64).ln();
-    let chosen: Vec<&Case> = cases
-        .iter()
-        .filter(|c| c.group == group && Some(c.program.as_str()) != exclude)
-        .filter(|c| c.recorded || !how.recorded_only)
-        .collect();
-    let mut per_program: BTreeMap<&str, usize> = BTreeMap::new();
-    for c in &chosen {
-        *per_program.entry(c.program.as_str()).or_default() += 1;
-    }
-    let mut program_weight: BTreeMap<&str, f64> = BTreeMap::new();
-    let weighted: Vec<(&Case, f64)> = chosen
-        .into_iter()
-        .map(|c| {
-            let d = (c.log_nk() - target) / how.bandwidth;
-            let w = (-0.5 * d * d).exp() / per_program[c.program.as_str()] as f64;
-            *program_weight.entry(c.program.as_str()).or_default() += w;
-            (c, w)
+        Ok(Factor {
+            factor: e.exp(),
+            programs,
         })
-        .collect();
-    let total: f64 = program_weight.values().sum();
-    let squares: f64 = program_weight.values().map(|w| w * w).sum();
-    let programs = if total > 0.0 {
-        total * total / squares
-    } else {
-        0.0
-    };
-    (weighted, programs)
-}
-
-/// The calibrated factor for a probe of `group` and length `probe_units`
-/// budgeting `units`, at `confidence`, from `cases` (leaving out those of
-/// `exclude`, a program held out). `None`: too few programs like it.
-pub fn factor(
-    cases: &[Case],
-    group: Group,
-    span: (u64, u64),
-    confidence: f64,
-    how: Calibration,
-    exclude: Option<&str>,
-) -> Option<Factor> {
-    let (weighted, programs) = weights(cases, group, span, how, exclude);
-    if programs < MIN_PROGRAMS {
-        return None;
     }
-    let mut values: Vec<(f64, f64)> = weighted
-        .iter()
-        .map(|(c, w)| {
-            let e = match how.anchor {
-                Anchor::Centre => c.e_centre,
-                Anchor::Slowest => c.e_slowest,
-            };
-            (e, *w)
-        })
-        .collect();
-    values.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let total: f64 = values.iter().map(|v| v.1).sum();
-    let mut cumulative = 0.0;
-    let mut e = values.last().map_or(0.0, |x| x.0);
-    for (value, w) in &values {
-        cumulative += w;
-        if cumulative >= confidence * total {
-            e = *value;
-            break;
+
+    /// The calibrated factor for a probe of `probe_units` budgeting
+    /// `units`, at `confidence`, leaving out the program `exclude` (one held
+    /// out): the largest factor at any distance up to this one, so that a
+    /// longer run is never given a smaller bound (the quantile at one N/K
+    /// can fall below a nearer one's where the cases there happen to be
+    /// tamer), at N/K = e^{0.1 j}, j = 0, 1, ..., and at N/K itself. `Err`
+    /// where the factor at N/K itself rests on too few programs: how many.
+    pub fn factor(
+        &self,
+        (probe_units, units): (u64, u64),
+        confidence: f64,
+        exclude: Option<&str>,
+    ) -> std::result::Result<Factor, f64> {
+        // A program the pool lacks leaves nothing out.
+        let exclude = exclude.and_then(|name| self.program(name));
+        let distance = (units as f64 / probe_units.max(1) as f64).ln();
+        let mut best = self.at(distance, confidence, exclude)?;
+        let mut j = 0;
+        while (j as f64) * ENVELOPE_STEP < distance {
+            if let Ok(f) = self.at(j as f64 * ENVELOPE_STEP, confidence, exclude) {
+                if f.factor > best.factor {
+                    best = f;
+                }
+            }
+            j += 1;
         }
+        Ok(best)
     }
-    Some(Factor {
-        factor: e.exp(),
-        programs,
-    })
 }
 
 /// The cases a bound is calibrated on, and where they came from.
@@ -222,6 +236,8 @@ pub struct Table {
     pub cases: Vec<Case>,
     /// Where the cases came from, in words (every output names it).
     pub source: String,
+    /// The cases of each group, as [`CHOSEN`] takes them.
+    pools: BTreeMap<Group, Pool>,
 }
 
 /// A stratum's bound for a run of N units at a confidence.
@@ -267,12 +283,27 @@ pub fn supported_confidence(programs: f64) -> f64 {
 }
 
 impl Table {
+    /// A table of `cases` from `source`.
+    pub fn new(cases: Vec<Case>, source: String) -> Table {
+        let groups: std::collections::BTreeSet<Group> = cases.iter().map(|c| c.group).collect();
+        let pools = groups
+            .into_iter()
+            .map(|g| (g, Pool::new(&cases, g, CHOSEN)))
+            .collect();
+        Table {
+            cases,
+            source,
+            pools,
+        }
+    }
+
     /// The table calib ships.
     pub fn shipped() -> Result<Table> {
-        Ok(Table {
-            cases: table::read(SHIPPED, &Origin::File("assets/calibration.csv".into()))?,
-            source: "calib's own".to_string(),
-        })
+        let origin = Origin::File("assets/calibration.csv".into());
+        Ok(Table::new(
+            table::read(SHIPPED, &origin)?,
+            "calib's own".to_string(),
+        ))
     }
 
     /// A table written by `calib calibrate -o`.
@@ -284,21 +315,25 @@ impl Table {
                 format!("cannot read the calibration table: {e}; expected a CSV written by calib calibrate -o"),
             )
         })?;
-        Ok(Table {
-            cases: table::read(&text, &Origin::File(path.to_path_buf()))?,
-            source: path.display().to_string(),
-        })
+        let cases = table::read(&text, &Origin::File(path.to_path_buf()))?;
+        Ok(Table::new(cases, path.display().to_string()))
     }
 
     /// This table with `other`'s cases added (a program in both is kept
     /// once, from `other`).
-    pub fn merged(mut self, other: Table) -> Table {
+    pub fn merged(self, other: Table) -> Table {
         let theirs: std::collections::HashSet<&str> =
             other.cases.iter().map(|c| c.program.as_str()).collect();
-        self.cases.retain(|c| !theirs.contains(c.program.as_str()));
-        self.cases.extend(other.cases);
-        self.source = format!("{} merged with {}", other.source, self.source);
-        self
+        let mut cases: Vec<Case> = self
+            .cases
+            .into_iter()
+            .filter(|c| !theirs.contains(c.program.as_str()))
+            .collect();
+        cases.extend(other.cases);
+        Table::new(
+            cases,
+            format!("{} merged with {}", other.source, self.source),
+        )
     }
 
     /// Refuses a `confidence` above what the table's programs support
@@ -336,13 +371,25 @@ impl Table {
         units: u64,
         confidence: f64,
     ) -> std::result::Result<Bound, Shortfall> {
+        self.bound_leaving_out(centre, units, confidence, None)
+    }
+
+    /// [`Table::bound`] with the cases of program `exclude` left out (a
+    /// program judged by the others', leave-one-program-out).
+    pub fn bound_leaving_out(
+        &self,
+        centre: &Centre,
+        units: u64,
+        confidence: f64,
+        exclude: Option<&str>,
+    ) -> std::result::Result<Bound, Shortfall> {
         let group = centre.group();
         let span = (centre.probe_units(), units);
-        let factor = factor_envelope(&self.cases, group, span, confidence, CHOSEN, None);
-        let Some(factor) = factor else {
-            let programs = factor_programs(&self.cases, group, span);
-            return Err(Shortfall::FewPrograms { programs });
+        let factor = match self.pools.get(&group) {
+            Some(pool) => pool.factor(span, confidence, exclude),
+            None => Err(0.0),
         };
+        let factor = factor.map_err(|programs| Shortfall::FewPrograms { programs })?;
         let (predicted_s, floor_s) = centre.project(units);
         Ok(Bound {
             predicted_s,
@@ -357,11 +404,12 @@ impl Table {
     /// probes of `group` at `confidence`: (runs covered, runs).
     pub fn coverage(&self, group: Group, confidence: f64) -> (usize, usize) {
         let mut covered = (0, 0);
+        let Some(pool) = self.pools.get(&group) else {
+            return covered;
+        };
         for c in self.cases.iter().filter(|c| c.recorded && c.group == group) {
             let span = (c.probe_units, c.units);
-            let exclude = Some(c.program.as_str());
-            if let Some(f) = factor_envelope(&self.cases, group, span, confidence, CHOSEN, exclude)
-            {
+            if let Ok(f) = pool.factor(span, confidence, Some(&c.program)) {
                 covered.1 += 1;
                 if c.e_slowest <= f.factor.ln().max(0.0) {
                     covered.0 += 1;
@@ -370,11 +418,6 @@ impl Table {
         }
         covered
     }
-}
-
-/// The effective number of programs of `group`'s cases near this N/K.
-fn factor_programs(cases: &[Case], group: Group, span: (u64, u64)) -> f64 {
-    weights(cases, group, span, CHOSEN, None).1
 }
 
 #[cfg(test)]
@@ -403,6 +446,14 @@ mod tests {
         }
     }
 
+    /// The factor of `cases` (all of one group) for a 10-unit probe
+    /// budgeting `units`.
+    fn factor(cases: &[Case], units: u64, q: f64, exclude: Option<&str>) -> Option<Factor> {
+        Pool::new(cases, cases[0].group, CENTRE)
+            .factor((10, units), q, exclude)
+            .ok()
+    }
+
     #[test]
     fn the_factor_is_a_quantile_over_programs_weighted_alike() {
         // Ten programs with e = 0.0 .. 0.9, and one program with many cases:
@@ -411,28 +462,37 @@ mod tests {
             .map(|p| case(&format!("p{p}"), p as f64 / 10.0, 4))
             .collect();
         cases.extend((0..50).map(|_| case("heavy", 5.0, 4)));
-        let group = cases[0].group;
-        let f = factor(&cases, group, (10, 40), 0.5, CENTRE, None).unwrap();
+        let f = factor(&cases, 40, 0.5, None).unwrap();
         assert!((f.programs - 11.0).abs() < 1e-9);
         assert!((f.factor.ln() - 0.5).abs() < 1e-9, "{}", f.factor.ln());
-        let top = factor(&cases, group, (10, 40), 0.99, CENTRE, None).unwrap();
+        let top = factor(&cases, 40, 0.99, None).unwrap();
         assert!((top.factor.ln() - 5.0).abs() < 1e-9);
         // Held out, the heavy program no longer sets the top.
-        let held = factor(&cases, group, (10, 40), 0.99, CENTRE, Some("heavy")).unwrap();
+        let held = factor(&cases, 40, 0.99, Some("heavy")).unwrap();
         assert!((held.factor.ln() - 0.9).abs() < 1e-9);
         // Too few programs like it: refused.
-        let few: Vec<Case> = cases[..5].to_vec();
-        assert!(factor(&few, group, (10, 40), 0.9, CENTRE, None).is_none());
+        assert!(factor(&cases[..5], 40, 0.9, None).is_none());
     }
 
     #[test]
     fn cases_near_the_distance_weigh_more() {
         let mut cases: Vec<Case> = (0..10).map(|p| case(&format!("n{p}"), 0.1, 2)).collect();
         cases.extend((0..10).map(|p| case(&format!("f{p}"), 1.0, 64)));
-        let group = cases[0].group;
-        let near = factor(&cases, group, (10, 20), 0.5, CENTRE, None).unwrap();
-        let far = factor(&cases, group, (10, 640), 0.5, CENTRE, None).unwrap();
+        let near = factor(&cases, 20, 0.5, None).unwrap();
+        let far = factor(&cases, 640, 0.5, None).unwrap();
         assert!((near.factor.ln() - 0.1).abs() < 1e-9);
         assert!((far.factor.ln() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_longer_run_never_gets_a_smaller_factor() {
+        // Near cases wild, far ones tame: at the far distance alone the
+        // quantile would be the tame one; the factor keeps the nearer one's.
+        let mut cases: Vec<Case> = (0..10).map(|p| case(&format!("n{p}"), 1.0, 2)).collect();
+        cases.extend((0..10).map(|p| case(&format!("f{p}"), 0.1, 64)));
+        let near = factor(&cases, 20, 0.5, None).unwrap();
+        let far = factor(&cases, 640, 0.5, None).unwrap();
+        assert!((near.factor.ln() - 1.0).abs() < 1e-9);
+        assert!(far.factor >= near.factor, "{far:?} {near:?}");
     }
 }

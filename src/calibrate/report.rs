@@ -10,7 +10,9 @@
 //! rate x N (with the mean time of unit 1) and that x 1.5.
 
 use super::cases::StratumRuns;
-use super::{factor_envelope, Anchor, Calibration, Case, Centre, Form, Group};
+use std::collections::BTreeMap;
+
+use super::{Anchor, Calibration, Case, Centre, Form, Group, Pool};
 use crate::stats::median;
 
 /// How one method did on one stratum.
@@ -95,6 +97,15 @@ pub fn trials(
     confidence: f64,
     lopo: bool,
 ) -> Vec<Trial> {
+    // The pools of the method's cases, one per group, built once.
+    let mut pools: BTreeMap<Group, Pool> = BTreeMap::new();
+    if let Method::Calibrated { how, .. } = method {
+        for group in table.iter().map(|c| c.group) {
+            pools
+                .entry(group)
+                .or_insert_with(|| Pool::new(table, group, how));
+        }
+    }
     strata
         .iter()
         .filter(|s| !s.probes.is_empty())
@@ -120,14 +131,10 @@ pub fn trials(
                     let exclude = lopo.then_some(s.program.as_str());
                     for (run, _) in &s.full {
                         let n = run.points.last().map_or(0, |p| p.0);
-                        let Some(f) = factor_envelope(
-                            table,
-                            group,
-                            (centre.probe_units(), n),
-                            confidence,
-                            how,
-                            exclude,
-                        ) else {
+                        let factor = pools.get(&group).map(|pool| {
+                            pool.factor((centre.probe_units(), n), confidence, exclude)
+                        });
+                        let Some(Ok(f)) = factor else {
                             return trial;
                         };
                         let (mid, slow) = centre.project(n);

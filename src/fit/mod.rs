@@ -323,6 +323,10 @@ fn fingerprint(runs: &[&RunTimings]) -> ModelFingerprint {
             .iter()
             .filter_map(|r| r.fingerprint.started_at.clone())
             .min(),
+        measured_to: runs
+            .iter()
+            .filter_map(|r| r.fingerprint.started_at.clone())
+            .max(),
     }
 }
 

@@ -75,8 +75,8 @@ use super::{Fingerprint, RunEnd, RunTimings};
 use crate::error::{Error, Origin, Result};
 use crate::limits::{
     columns_by_name, csv_record_line, csv_record_start, excerpt, line_of, nul_byte,
-    nul_in_line_ending, read_stdin_bounded, read_table_file_bounded, Bounds, InputBytes, MAX_COUNT,
-    MAX_SECONDS, MAX_SECONDS_TEXT, TABLE,
+    nul_in_line_ending, read_file_bounded, read_stdin_bounded, Bounds, MAX_COUNT, MAX_SECONDS,
+    MAX_SECONDS_TEXT, TABLE,
 };
 use crate::shell::refuse_control;
 use crate::stratum::Stratum;
@@ -546,20 +546,14 @@ const TIMINGS: Bounds = Bounds {
     ..TABLE
 };
 
-fn read_source(path: &Path) -> Result<(Origin, InputBytes)> {
+fn read_source(path: &Path) -> Result<(Origin, Vec<u8>)> {
     let (origin, bytes) = if path.as_os_str() == "-" {
-        (
-            Origin::Stdin,
-            InputBytes::Read(read_stdin_bounded(&TIMINGS)?),
-        )
+        (Origin::Stdin, read_stdin_bounded(&TIMINGS)?)
     } else if has_extension(path, "parquet") {
         // By name, before reading anything.
         return Err(parquet_refused(Origin::file(path)));
     } else {
-        (
-            Origin::file(path),
-            read_table_file_bounded(path, "it", &TIMINGS)?,
-        )
+        (Origin::file(path), read_file_bounded(path, "it", &TIMINGS)?)
     };
     // By content: a Parquet table under another name (or piped in) would
     // otherwise fail as a CSV with NUL bytes.
