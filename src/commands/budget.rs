@@ -94,7 +94,10 @@ pub struct BudgetArgs {
     /// One-sided confidence of the upper bound: the share of new runs it
     /// covered on the calibration's real programs, each left out in turn
     /// (the notes say how it did at this level). A level its programs cannot
-    /// support is refused.
+    /// support is refused. The default is the level of least expected cost
+    /// on calib's corpus: about 3 runs in 10 then go past it (calib resume
+    /// resubmits them); ask for 0.9 or 0.99 where a killed task costs more
+    /// than its hours.
     #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
 
