@@ -1269,3 +1269,21 @@ fn a_job_list_that_names_no_job_is_refused_before_sacct_runs() {
         stderr(&out)
     );
 }
+
+/// Tasks that completed under `--time=UNLIMITED` have no budget to measure
+/// their use against: the advice says they completed, how long the slowest
+/// took and what to ask for, not that no task completed.
+#[test]
+fn tasks_completed_under_no_finite_limit_are_said_to_have_completed() {
+    let unlimited = table(&[
+        row("20_0", "20", "x", "COMPLETED", "00:10:00", "UNLIMITED", ""),
+        row("20_1", "21", "x", "COMPLETED", "00:20:00", "UNLIMITED", ""),
+    ]);
+    let g = &audit(&unlimited, &AuditOptions::default()).groups[0];
+    assert_eq!(g.advice, [Advice::NoFiniteLimit { slowest_s: 1200 }]);
+    let text = g.advice[0].to_string();
+    assert!(
+        text.starts_with("tasks completed (the slowest in 20m") && text.contains("UNLIMITED"),
+        "{text}"
+    );
+}

@@ -195,3 +195,36 @@ fn partitions_that_are_not_up_are_left_out_with_a_note() {
     let e = parse_partitions("b1 3:00:00 drain\n", &Origin::Stdin).unwrap_err();
     assert!(e.to_string().contains("no partition is up"), "{e}");
 }
+
+/// A file of blank lines is told as such (it said "found: " and nothing),
+/// and a file whose lines end in a lone CR is read as rows, with no false
+/// warning that it has none.
+#[test]
+fn blank_lines_and_cr_line_ends_are_told_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(dir.path(), "blank.csv", "\n\n\n");
+    let out = calib()
+        .current_dir(dir.path())
+        .args(["fit", "blank.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("blank.csv, line 1: the first line is blank; expected the header"),
+        "{err}"
+    );
+    write_file(
+        dir.path(),
+        "cr.csv",
+        "run,stratum,unit,elapsed_s\rr1,d=a,1,1\rr1,d=a,2,2\rr2,d=a,1,1\rr2,d=a,2,2.1\r",
+    );
+    let out = calib()
+        .current_dir(dir.path())
+        .args(["fit", "cr.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("no row"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("d=a         2"), "{}", stdout(&out));
+}

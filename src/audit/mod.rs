@@ -194,6 +194,9 @@ pub enum Advice {
     TooLoose { used: f64, suggest: String },
     /// No task finished with a known limit: nothing to measure.
     NothingMeasured,
+    /// Tasks completed, but under no finite time limit (UNLIMITED, or none
+    /// sacct gave): no budget to measure their use against.
+    NoFiniteLimit { slowest_s: u64 },
     /// COMPLETED tasks whose probe timings stop short of `--units` units.
     CompletedShort {
         /// (job id, last unit recorded), the first few.
@@ -278,6 +281,15 @@ impl fmt::Display for Advice {
             Advice::NothingMeasured => write!(
                 f,
                 "no task completed or timed out with a known time limit: nothing to measure yet"
+            ),
+            Advice::NoFiniteLimit { slowest_s } => write!(
+                f,
+                "tasks completed (the slowest in {}), but under no finite time limit \
+                 (UNLIMITED, or none in the sacct text), so there is no budget to measure \
+                 their use against; ask for {} ({SUGGESTED_HEADROOM}x the slowest) next time, \
+                 or let calib budget size it from probes",
+                crate::output::human_duration(*slowest_s as f64),
+                format_sbatch_time(*slowest_s as f64 * SUGGESTED_HEADROOM)
             ),
             Advice::CompletedShort {
                 tasks,
@@ -804,7 +816,10 @@ pub(crate) fn advise(usage: &Usage) -> Vec<Advice> {
         return advice;
     }
     match &usage.slowest {
-        None => advice.push(Advice::NothingMeasured),
+        None => advice.push(match usage.completed_max_s {
+            Some(slowest_s) => Advice::NoFiniteLimit { slowest_s },
+            None => Advice::NothingMeasured,
+        }),
         Some(s) if s.used > 1.0 => advice.push(Advice::PastLimit {
             job_id: s.job_id.clone(),
             used: s.used,

@@ -703,6 +703,13 @@ fn locate_columns(
             ));
         }
     }
+    if header.iter().all(|field| field.trim().is_empty()) {
+        return Err(Error::input(
+            origin.clone(),
+            Some(1),
+            "the first line is blank; expected the header of a timings table, such as run,stratum,unit,elapsed_s",
+        ));
+    }
     let first_of = columns_by_name(header, origin, 1)?;
     let find = |name: &str| first_of.get(name).copied();
     let found = || header.iter().collect::<Vec<_>>().join(", ");
@@ -1084,7 +1091,11 @@ fn read_table(
     }
     // The header's bytes, before the csv crate reads them as text: a binary
     // file is told as one, not as a header that is not UTF-8.
-    let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or(bytes);
+    // A line ends at LF or at a lone CR (old Mac files), as the csv crate reads it.
+    let first_line = bytes
+        .split(|&b| b == b'\n' || b == b'\r')
+        .next()
+        .unwrap_or(bytes);
     if first_line.contains(&0) {
         return Err(nul_byte(origin, 1, &TABLE));
     }
