@@ -16,7 +16,7 @@ pub mod transfer;
 
 use crate::calibrate::Table;
 use crate::error::{Error, Result};
-use crate::model::{coverage_words, ModelFile, Projection, StratumModel};
+use crate::model::{coverage_words, ModelFile, Projection, StratumModel, Unsupported};
 use crate::output::{count, human_duration, percent};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
@@ -404,7 +404,10 @@ fn budget_stratum(
     let projection = stratum.project(units, options.confidence, &options.calibration);
     let sane = |x: f64| x.is_finite() && x >= 0.0;
     let support = projection.unsupported;
-    let allow_guess = options.allow_guess;
+    // A probe with no per-unit cost leaves nothing to guess from: only the
+    // calibration's shortfall is guessed past (the measured cost, no margin).
+    let no_signal = matches!(support, Some(Unsupported::NoSignal(_)));
+    let allow_guess = options.allow_guess && !no_signal;
     let gives_time = support.is_none() || allow_guess;
     if gives_time
         && !(sane(projection.predicted_s) && sane(projection.floor_s) && sane(projection.upper_s))
@@ -437,9 +440,11 @@ fn budget_stratum(
                 segments: None,
                 largest_cap_s: decision.largest_cap_s,
             };
-            support_note = Some(format!(
-                "{text}; --allow-guess gives a time anyway, labelled a guess"
-            ));
+            support_note = Some(if no_signal {
+                text
+            } else {
+                format!("{text}; --allow-guess gives the measured cost, labelled a guess")
+            });
         }
     }
     let basis = basis_of(stratum);

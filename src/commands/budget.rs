@@ -116,10 +116,11 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub allow_transfer: bool,
 
-    /// Give a time even for a stratum calib refuses (status unsupported: its
-    /// probe shows no per-unit cost, or the calibration has too few programs
-    /// like it): the measured cost, with no margin. The time is then a
-    /// guess, and every output says so; a longer probe is better.
+    /// Give a time even for a stratum the calibration has too few programs
+    /// like (status unsupported): the measured cost, the slowest seed's
+    /// projection, with no margin. The time is then a guess, and every
+    /// output says so. A probe that shows no per-unit cost gets no guess:
+    /// there is nothing to guess from.
     #[arg(long)]
     pub allow_guess: bool,
 
