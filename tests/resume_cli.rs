@@ -1010,3 +1010,44 @@ fn a_campaign_without_strata_is_shown_as_all() {
     assert!(table.contains("\n  (all): "), "{table}");
     assert!(table.contains("CALIB_STRATUM=,"), "{table}");
 }
+
+/// A resumed run beside the run it resumed (the same stratum and array
+/// index, two arrays, both short of N) is refused: its units count from 1
+/// again. Runs of other indexes, or of another stratum, are not mistaken
+/// for it.
+#[test]
+fn a_resumed_run_beside_its_first_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let killed = dir.path().join("killed.csv");
+    let run = |name: &str, stratum: &str, job: &str, units: u64| {
+        let mut rows = String::new();
+        for i in 1..=units {
+            rows.push_str(&format!("{name},{stratum},{i},{},{job},\n", 20 + 385 * i));
+        }
+        rows + &format!(
+            "{name},{stratum},{units},{},{job},signal:TERM\n",
+            20 + 385 * units
+        )
+    };
+    let mut text = String::from("run,stratum,unit,elapsed_s,job_id,end\n");
+    text += &run("first", "dataset=Y", "9_2", 30);
+    text += &run("other-index", "dataset=Y", "12_1", 10);
+    text += &run("other-stratum", "dataset=Z", "13_2", 10);
+    let resume = |text: &str| {
+        std::fs::write(&killed, text).unwrap();
+        calib()
+            .current_dir(repo_file(""))
+            .args(["resume", "data/spread-20.csv", "--timings"])
+            .arg(&killed)
+            .args(["--units", "100", "--partitions", &format!("@{PARTITIONS}")])
+            .output()
+            .unwrap()
+    };
+    let out = resume(&text);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    text += &run("resumed", "dataset=Y", "12_2", 10);
+    let out = resume(&text);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("both index 2 of stratum `dataset=Y`"), "{err}");
+}
