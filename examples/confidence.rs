@@ -73,7 +73,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use calib::calibrate::cases::{is_program, read_program, StratumRuns};
+use calib::calibrate::cases::{program_dirs, read_program, StratumRuns};
 use calib::calibrate::{table, Centre, Table, FORM};
 use calib::error::Origin;
 
@@ -113,30 +113,15 @@ struct Run {
     outcomes: Vec<Outcome>,
 }
 
-/// The programs named: each DIR, or its subfolders that are programs (as
-/// `calib calibrate` walks them).
+/// The strata of the programs `dirs` name, as `calib calibrate` walks them.
 fn read_corpus(dirs: &[PathBuf]) -> calib::error::Result<Vec<StratumRuns>> {
     let mut out = Vec::new();
-    for dir in dirs {
-        let mut inner: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| is_program(p))
-                    .collect()
-            })
-            .unwrap_or_default();
-        inner.sort();
-        if is_program(dir) || inner.is_empty() {
-            inner = vec![dir.clone()];
+    for p in program_dirs(dirs) {
+        let (strata, warnings) = read_program(&p)?;
+        for w in &warnings {
+            eprintln!("warning: {}: {w}", p.display());
         }
-        for p in inner {
-            let (strata, warnings) = read_program(&p)?;
-            for w in &warnings {
-                eprintln!("warning: {}: {w}", p.display());
-            }
-            out.extend(strata);
-        }
+        out.extend(strata);
     }
     Ok(out)
 }

@@ -47,6 +47,28 @@ pub fn is_program(dir: &Path) -> bool {
     dir.join("probe").is_dir() && dir.join("full").is_dir()
 }
 
+/// The program folders `dirs` name: each DIR that is a program (or holds
+/// none), else its subfolders that are programs, in name order.
+pub fn program_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let mut inner: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| is_program(p))
+                    .collect()
+            })
+            .unwrap_or_default();
+        inner.sort();
+        if is_program(dir) || inner.is_empty() {
+            inner = vec![dir.clone()];
+        }
+        out.extend(inner);
+    }
+    out
+}
+
 /// Reads one program's folder (see the module docs), with the reader's
 /// warnings (a cut last line, ...) for the caller to show.
 pub fn read_program(dir: &Path) -> Result<(Vec<StratumRuns>, Vec<IngestWarning>)> {

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::calibrate::cases::{all_cases, is_program, read_program, StratumRuns};
+use crate::calibrate::cases::{all_cases, program_dirs, read_program, StratumRuns};
 use crate::calibrate::report::{summarise, trials, Method, Summary};
 use crate::calibrate::{table, Anchor, Calibration, Form, CHOSEN, FORM};
 
@@ -59,29 +59,15 @@ pub struct CalibrateArgs {
     pub confidence: Vec<f64>,
 }
 
-/// The programs named: each DIR, or its subfolders that are programs.
+/// The strata of the programs `dirs` name ([`program_dirs`]).
 fn programs(dirs: &[PathBuf]) -> Result<Vec<StratumRuns>> {
     let mut out = Vec::new();
-    for dir in dirs {
-        let mut inner: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| is_program(p))
-                    .collect()
-            })
-            .unwrap_or_default();
-        inner.sort();
-        if is_program(dir) || inner.is_empty() {
-            inner = vec![dir.clone()];
+    for p in program_dirs(dirs) {
+        let (strata, warnings) = read_program(&p)?;
+        for w in &warnings {
+            output::warn(w);
         }
-        for p in inner {
-            let (strata, warnings) = read_program(&p)?;
-            for w in &warnings {
-                output::warn(w);
-            }
-            out.extend(strata);
-        }
+        out.extend(strata);
     }
     Ok(out)
 }
