@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use crate::calibrate::{Bound, Shortfall, Table};
 use crate::error::{Error, Origin, Result};
 use crate::fit::centre::{Centre, Group, NoSignal};
-use crate::output::{count, factor, percent};
+use crate::output::factor;
 
 pub use check::Defect;
 
@@ -277,18 +277,6 @@ impl StratumModel {
         }
         note
     }
-}
-
-/// The coverage a table gave on its own recorded probes of `group`, each
-/// program left out, in words.
-pub fn coverage_words(table: &Table, group: Group, confidence: f64) -> String {
-    let (covered, runs) = table.coverage(group, confidence);
-    format!(
-        "{} of {} of {} probes",
-        percent(covered as f64 / runs.max(1) as f64, 1),
-        count(runs as u64, "run", "runs"),
-        group.name()
-    )
 }
 
 /// Whether `bytes` are a calib model file (as `calib fit -o` writes it, of

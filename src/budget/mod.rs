@@ -14,9 +14,9 @@ pub mod rule;
 pub(crate) mod summary;
 pub mod transfer;
 
-use crate::calibrate::Table;
+use crate::calibrate::{Group, Table};
 use crate::error::{Error, Result};
-use crate::model::{coverage_words, ModelFile, Projection, StratumModel, Unsupported};
+use crate::model::{ModelFile, Projection, StratumModel, Unsupported};
 use crate::output::{count, human_duration, percent};
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
@@ -264,6 +264,18 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
         strata,
         notes,
     })
+}
+
+/// The coverage a table gave on its own recorded probes of `group`, each
+/// program left out, in words.
+fn coverage_words(table: &Table, group: Group, confidence: f64) -> String {
+    let (covered, runs) = table.coverage(group, confidence);
+    format!(
+        "{} of {} of {} probes",
+        percent(covered as f64 / runs.max(1) as f64, 1),
+        count(runs as u64, "run", "runs"),
+        group.name()
+    )
 }
 
 /// Which calibration the bounds rest on, and how it did on its own programs
