@@ -25,6 +25,7 @@ pub mod error;
 pub mod fit;
 pub(crate) mod limits;
 pub mod model;
+pub mod note;
 pub mod output;
 pub(crate) mod parallel;
 pub mod plot;

@@ -153,8 +153,8 @@ pub struct Projection {
     /// Why they do not, when they do not: then `upper_s` is the floor, a
     /// guess.
     pub unsupported: Option<Unsupported>,
-    /// What the bound rests on, in words.
-    pub notes: Vec<String>,
+    /// What the bound rests on.
+    pub notes: Vec<crate::note::Note>,
 }
 
 impl StratumModel {
@@ -243,39 +243,17 @@ impl StratumModel {
     }
 
     /// What the margin over the prediction is made of.
-    fn margin_note(&self, bound: &Bound, centre: &Centre, units: u64) -> String {
+    fn margin_note(&self, bound: &Bound, centre: &Centre, units: u64) -> crate::note::Note {
         let k = centre.probe_units();
-        let seeds = if self.runs >= 2 {
-            format!(
-                "the seeds' spread {} (the slowest of {} runs over the median)",
-                factor(bound.seed_margin(), 2),
-                self.runs
-            )
-        } else {
-            "no seeds' spread (one run: probe 3 to measure it)".to_string()
-        };
-        let distance = if units > k {
-            format!(
-                "{} probes at {} their length",
-                bound.group.name(),
-                factor(units as f64 / k as f64, 1)
-            )
-        } else {
-            format!("{} probes", bound.group.name())
-        };
-        let mut note = format!(
-            "margin {} over the prediction: {seeds} x extrapolation {} ({distance}, from {:.0} programs)",
-            factor(bound.upper_s / bound.predicted_s.max(f64::MIN_POSITIVE), 2),
-            factor(bound.extrapolation_margin(), 2),
-            bound.factor.programs
-        );
-        if let Some(span) = self.fingerprint.started_within() {
-            note.push_str(&format!(
-                "; the probe's runs started within {} of each other, and the extrapolation carries the drift of runs at other times and loads",
-                crate::output::human_duration(span)
-            ));
+        crate::note::Note::Margin {
+            margin: bound.upper_s / bound.predicted_s.max(f64::MIN_POSITIVE),
+            seeds: (self.runs >= 2).then_some((bound.seed_margin(), self.runs)),
+            extrapolation: bound.extrapolation_margin(),
+            group: bound.group.name().to_string(),
+            distance: (units > k).then(|| units as f64 / k as f64),
+            programs: bound.factor.programs,
+            started_within_s: self.fingerprint.started_within(),
         }
-        note
     }
 }
 

@@ -111,7 +111,7 @@ fn the_examples_in_help_run_as_printed() {
             // line (with --script-dir the line names a file, not the time).
             let row = text
                 .lines()
-                .find(|l| l.starts_with("dataset=X ") || l.starts_with("# stratum dataset=X:"))
+                .find(|l| l.starts_with("dataset=X ") || l.starts_with("# dataset=X:"))
                 .unwrap_or_else(|| panic!("`{line}` budgeted no dataset=X:\n{text}"));
             let time = slurm_time.find(row).map(|m| m.as_str().to_string());
             time.unwrap_or_else(|| panic!("no --time in `{row}` of `{line}`"))
@@ -782,7 +782,7 @@ fn sbatch_names_the_partition_only_outside_a_bucket_family() {
         let out = budget(dir.path(), &args, 0);
         stdout(&out)
     };
-    let routed = run(&at("sinfo-narval.txt"), &[]);
+    let routed = run(&at("sinfo-narval.txt"), &["--explain"]);
     let line = routed.lines().find(|l| l.starts_with("sbatch ")).unwrap();
     assert!(!line.contains("--partition"), "{routed}");
     assert!(routed.contains("--partition is left out"), "{routed}");
@@ -843,10 +843,13 @@ fn longer_partitions_left_out_of_play_are_named_with_the_flag_that_adds_them() {
     assert_eq!(doc["strata"][0]["partition"], "long", "{doc}");
     let time_s = doc["strata"][0]["time_s"].as_u64().unwrap();
     assert_eq!(doc["summary"]["longest"]["time_s"], time_s, "{doc}");
-    assert!(
-        !doc["notes"].to_string().contains("--partition-regex"),
-        "{doc}"
-    );
+    let kinds: Vec<&Value> = doc["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| &n["kind"])
+        .collect();
+    assert!(!kinds.contains(&&Value::from("longer_partitions")), "{doc}");
 }
 
 fn refs(v: &[String]) -> Vec<&str> {
@@ -1009,16 +1012,20 @@ fn the_stratum_of_a_table_without_strata_is_shown_as_all() {
     )
     .unwrap();
     let args = ["t.csv", "-n", "10", "-p", "p 1:00:00"];
-    let table = stdout(&budget(dir.path(), &args, 0));
+    let table = stdout(&budget(
+        dir.path(),
+        &[&args[..], &["--explain"]].concat(),
+        0,
+    ));
     let row = table.lines().nth(2).unwrap_or_default();
     assert!(row.starts_with("(all) "), "{table}");
-    assert!(table.contains("\n  (all): margin"), "{table}");
+    assert!(table.contains("\n(all):\n  - margin"), "{table}");
     let sbatch = stdout(&budget(
         dir.path(),
         &[&args[..], &["-f", "sbatch"]].concat(),
         0,
     ));
-    assert!(sbatch.contains("# stratum (all): --time="), "{sbatch}");
+    assert!(sbatch.contains("# (all): --time="), "{sbatch}");
     assert!(sbatch.contains("CALIB_STRATUM=,"), "{sbatch}");
     let json: Value = serde_json::from_str(&stdout(&budget(
         dir.path(),

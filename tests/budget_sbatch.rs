@@ -60,7 +60,14 @@ fn command_lines_carry_every_option_after_their_provenance_and_no_directive_bloc
     let dir = tempfile::tempdir().unwrap();
     let out = budget(
         dir.path(),
-        &["--format", "sbatch", "--script", "evolve.sh", "--time-min"],
+        &[
+            "--format",
+            "sbatch",
+            "--script",
+            "evolve.sh",
+            "--time-min",
+            "--explain",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);

@@ -123,6 +123,7 @@ fn case_2_sbatch_output_has_one_array_per_stratum() {
             "narval",
             "--format",
             "sbatch",
+            "--explain",
         ])
         .args([
             "--script",
@@ -207,10 +208,10 @@ fn case_5_a_calibration_from_cluster_a_refuses_to_budget_cluster_b() {
     // Asked explicitly, it budgets, marked as an estimate everywhere.
     let estimate = plan(&csv, list, 10_000, b_target, true).unwrap();
     assert!(estimate.provenance.is_estimate());
-    assert!(estimate.strata[0]
+    assert!(estimate
         .notes
         .iter()
-        .any(|n| n.contains("ESTIMATE")));
+        .any(|n| n.to_string().contains("ESTIMATE")));
     // Why: the true cost on B (459 ms/unit) is 2.6x what A's rate predicts.
     let true_on_b = 0.459 * 10_000.0;
     assert!(estimate.strata[0].projection.predicted_s * 2.0 < true_on_b);

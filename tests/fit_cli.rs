@@ -299,7 +299,7 @@ fn stdin_folders_and_the_model_file() {
     assert!(
         table.contains("dataset=X")
             && table.contains("predicted")
-            && table.contains("100-unit run"),
+            && table.contains("upper@60%"),
         "{table}"
     );
     let loaded = calib::model::ModelFile::load(&model).unwrap();
@@ -763,7 +763,7 @@ fn runs_that_exited_with_a_failure_are_warned_of() {
     let failed = write_arg(dir.path(), "failed.csv", rows("exit:7"));
     let err = stderr(&calib(&["fit", &failed]));
     assert!(
-        err.contains("1 of 2 run(s) ended with a failure (run r1: exit status 7 after 3 units)"),
+        err.contains("1 of 2 runs ended with a failure (run r1: exit status 7 after 3 units)"),
         "{err}"
     );
     // Killed by a signal (a probe's --timeout) or exiting 0 is no failure.

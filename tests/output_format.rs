@@ -137,18 +137,23 @@ fn fit_says_in_words_what_its_shortfall_column_is() {
     let text = stdout(&fit(&[]));
     let header = table_lines(&text)[0];
     assert!(!header.contains(" x (N="), "a cryptic header: {header}");
-    // Every column name with more than a word, read from the header, is
-    // explained after the table: the shortfall by its formula.
+    // The column name with more than a word, read from the header, is
+    // explained by `--help` (not under every table): by its formula.
     let column = "mean-rate shortfall";
     assert!(header.contains(column), "{header}");
-    let after: Vec<&str> = text.lines().skip(table_lines(&text).len()).collect();
-    let footnote = after
-        .iter()
-        .find(|l| l.starts_with(column))
-        .unwrap_or_else(|| panic!("no footnote for `{column}`:\n{text}"));
-    for word in ["mean time per unit", "100", "too short"] {
-        assert!(footnote.contains(word), "{footnote}");
+    let help = unwrapped_help(&stdout(&calib().args(["fit", "--help"]).output().unwrap()));
+    let at = help
+        .find(column)
+        .unwrap_or_else(|| panic!("--help does not explain `{column}`:\n{help}"));
+    let explained = &help[at..];
+    for word in ["mean time per unit", "too short"] {
+        assert!(explained.contains(word), "{explained}");
     }
+}
+
+/// Help text with its wrapping undone.
+fn unwrapped_help(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The layout of `calib <command> --help`: how many lines come before

@@ -272,7 +272,10 @@ fn without_a_checkpoint_the_whole_run_is_budgeted_with_the_killed_runs_added() {
     // measured cost now covers it.
     assert!(s["floor_s"].as_f64().unwrap() >= 10.5 * 3600.0, "{s}");
     assert!(
-        s["notes"][0].as_str().unwrap().contains("cannot resume"),
+        s["notes"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("cannot resume"),
         "{s}"
     );
     assert!(s["tasks"][0]["remainder"].is_null());

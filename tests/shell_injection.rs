@@ -136,10 +136,14 @@ fn honest_budget() -> Budget {
 /// too, so that the commented-out lines are exercised.
 fn poisoned(mut budget: Budget, hostile: &str, comment_only: &str) -> Budget {
     budget.partitions = comment_only.to_string();
-    budget.notes.push(comment_only.to_string());
+    budget.notes.push(calib::note::Note::PartitionList {
+        text: comment_only.to_string(),
+    });
     let s = &mut budget.strata[0];
     s.stratum = hostile.to_string();
-    s.notes.push(comment_only.to_string());
+    s.notes.push(calib::note::Note::Estimate {
+        what: comment_only.to_string(),
+    });
     s.decision.partition = Some(hostile.to_string());
     s.basis.clusters = vec![comment_only.to_string(), hostile.to_string()];
     s.basis.cpu_models = vec![comment_only.to_string()];
@@ -233,6 +237,7 @@ fn hostile_values_never_become_code_and_reach_sbatch_intact() {
             created_at: comment_only.clone(),
             name_partition: true,
             grid: None,
+            explain: true,
         };
         let mut bytes = Vec::new();
         Format::Sbatch
@@ -379,6 +384,7 @@ fn hostile_values_in_job_scripts_never_become_code_and_reach_the_job_intact() {
             created_at: comment_only.clone(),
             name_partition: true,
             grid: None,
+            explain: true,
         };
 
         // One script: the over-cap stratum gets none.
@@ -493,6 +499,7 @@ fn strata_with_the_same_job_name_get_files_of_their_own() {
         created_at: "now".into(),
         name_partition: false,
         grid: None,
+        explain: false,
     };
     let scripts = job_scripts(&budget, &context, Path::new("jobs"));
     let names: Vec<String> = scripts
@@ -701,6 +708,7 @@ fn hostile_grid_and_calib_paths_reach_the_cell_derivation_intact() {
                 calib: fake_calib.to_str().unwrap().to_string(),
                 grid: grid_path.clone(),
             }),
+            explain: false,
         };
         let scripts = job_scripts(&honest, &context, &script_dir);
         let job = &scripts[0];
@@ -846,7 +854,9 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
         let comment_only = format!("{hostile}\0nul\n touch {}", sentinel.display());
         let mut plan = honest.clone();
         plan.partitions = comment_only.clone();
-        plan.notes.push(comment_only.clone());
+        plan.notes.push(calib::note::Note::PartitionList {
+            text: comment_only.clone(),
+        });
         plan.skipped.push(Skipped {
             task: comment_only.clone(),
             reason: comment_only.clone(),
@@ -854,7 +864,9 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
         let s = &mut plan.strata[0];
         s.stratum = hostile.to_string();
         s.decision.partition = Some(hostile.to_string());
-        s.notes.push(comment_only.clone());
+        s.notes.push(calib::note::Note::Estimate {
+            what: comment_only.clone(),
+        });
         // An over-cap copy: its line is shown commented out, never run.
         let mut over = s.clone();
         over.decision.status = Status::OverCap;

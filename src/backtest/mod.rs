@@ -346,8 +346,8 @@ fn pick_probes(
     }
     if chosen.len() < design.seeds {
         return Err(format!(
-            "{} other run(s) reach {k} units with a row within them; the design needs {}",
-            chosen.len(),
+            "{} reach {k} units with a row within them; the design needs {}",
+            crate::output::count(chosen.len() as u64, "other run", "other runs"),
             design.seeds
         ));
     }
@@ -553,8 +553,8 @@ pub fn backtest(timings: &Timings, options: &BacktestOptions) -> Result<Backtest
             let failures = runs.iter().filter(|r| failed(r)).count();
             let reason = if failures > 0 {
                 format!(
-                    "no full-length run to hold out ({failures} of its {} run(s) failed or were killed; only a run that ended with exit:0 or reached the full length is held out)",
-                    runs.len()
+                    "no full-length run to hold out ({failures} of its {} failed or were killed; only a run that ended with exit:0 or reached the full length is held out)",
+                    crate::output::count(runs.len() as u64, "run", "runs")
                 )
             } else {
                 "no full-length run to hold out".to_string()

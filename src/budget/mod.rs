@@ -14,10 +14,11 @@ pub mod rule;
 pub(crate) mod summary;
 pub mod transfer;
 
-use crate::calibrate::{Group, Table};
+use crate::calibrate::Table;
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel, Unsupported};
-use crate::output::{count, human_duration, percent};
+use crate::note::{Note, Segments};
+use crate::output::human_duration;
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
 
@@ -77,7 +78,7 @@ pub struct StratumBudget {
     pub decision: Decision,
     pub basis: Basis,
     /// Why the time is what it is, and what the user should know.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl StratumBudget {
@@ -106,7 +107,7 @@ pub struct Budget {
     pub target: Target,
     pub strata: Vec<StratumBudget>,
     /// Campaign-wide notes (partition list notes, provenance).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl Budget {
@@ -219,14 +220,7 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
             )),
         })?;
         let tasks = size.tasks.unwrap_or(options.tasks);
-        strata.push(budget_stratum(
-            stratum,
-            units,
-            tasks,
-            &caps,
-            &provenance,
-            options,
-        )?);
+        strata.push(budget_stratum(stratum, units, tasks, &caps, options)?);
     }
     let mut notes = Vec::new();
     if strata
@@ -237,18 +231,18 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
     }
     notes.extend(shared_cap_notes(selection, &strata));
     if !left_out.is_empty() {
-        notes.push(format!(
-            "left out, not in the campaign grid: {} (the model measured them; the grid's arrays have no cell for them)",
-            left_out.join(", ")
-        ));
+        notes.push(Note::LeftOut {
+            strata: left_out.iter().map(|s| s.to_string()).collect(),
+        });
     }
     match &provenance {
-        Provenance::Estimate(text) => notes.push(text.clone()),
-        Provenance::Unchecked => notes.push(
-            "the target cluster is unknown, so calib could not check that these rates were measured there; pass --cluster NAME".into(),
-        ),
+        Provenance::Estimate(text) => notes.push(Note::Estimate { what: text.clone() }),
+        Provenance::Unchecked => notes.push(Note::ClusterUnknown),
         Provenance::Calibrated => {}
     }
+    notes.push(Note::Partitions {
+        text: selection.description.clone(),
+    });
     notes.push(calibration_note(
         &options.calibration,
         options.confidence,
@@ -266,72 +260,49 @@ pub fn plan(model: &ModelFile, selection: &Selection, options: &BudgetOptions) -
     })
 }
 
-/// The coverage a table gave on its own recorded probes of `group`, each
-/// program left out, in words.
-fn coverage_words(table: &Table, group: Group, confidence: f64) -> String {
-    let (covered, runs) = table.coverage(group, confidence);
-    format!(
-        "{} of {} of {} probes",
-        percent(covered as f64 / runs.max(1) as f64, 1),
-        count(runs as u64, "run", "runs"),
-        group.name()
-    )
-}
-
 /// Which calibration the bounds rest on, and how it did on its own programs
 /// at the stated confidence, for the groups of probes in play.
-fn calibration_note(table: &Table, confidence: f64, strata: &[StratumBudget]) -> String {
+fn calibration_note(table: &Table, confidence: f64, strata: &[StratumBudget]) -> Note {
     let groups: std::collections::BTreeSet<_> = strata
         .iter()
         .filter_map(|s| s.projection.bound.map(|b| b.group))
         .collect();
-    let coverage: Vec<String> = groups
-        .into_iter()
-        .map(|g| coverage_words(table, g, confidence))
-        .collect();
-    let programs = table.programs();
-    if coverage.is_empty() {
-        return format!("calibration: {}, {programs} programs", table.source);
+    Note::Calibration {
+        source: table.source.clone(),
+        programs: table.programs(),
+        confidence,
+        coverage: groups
+            .into_iter()
+            .map(|g| {
+                let (covered, runs) = table.coverage(g, confidence);
+                (g.name().to_string(), covered, runs)
+            })
+            .collect(),
     }
-    format!(
-        "calibration: {}, {programs} programs; at {confidence}, each program left out in turn, it covered {}",
-        table.source,
-        coverage.join(", ")
-    )
 }
 
 /// Where a run needs more than the partitions in play allow: the longer
 /// partitions of the list that are not in play, and for each the flag that
 /// adds it. calib adds none itself: another family may run other hardware or
 /// refuse the job, and once in play its cap would route the job there.
-pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
+pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<Note> {
     let longer = selection.longer_left_out();
     if longer.is_empty() {
         return None;
     }
-    let flags = longer
-        .iter()
-        .map(|p| {
-            format!(
-                "--partition-regex {} adds {}",
-                crate::shell::quote(&selection.regex_adding(p)),
-                p.name
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    Some(format!(
-        "the partition list has longer caps not in play: {}; calib rounds into {} only, since other partitions may run other hardware or refuse these jobs. To add one, if it takes them: {flags}",
-        longer
+    Some(Note::LongerPartitions {
+        longer: longer.iter().map(|p| p.to_string()).collect(),
+        in_play: selection.partitions.len(),
+        flags: longer
             .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        match selection.partitions.len() {
-            1 => "the one partition in play".to_string(),
-            n => format!("the {n} partitions in play"),
-        },
-    ))
+            .map(|p| {
+                (
+                    crate::shell::quote(&selection.regex_adding(p)),
+                    p.name.clone(),
+                )
+            })
+            .collect(),
+    })
 }
 
 /// Where the partition a stratum got shares its cap with other partitions in
@@ -339,7 +310,7 @@ pub(crate) fn longer_partitions_note(selection: &Selection) -> Option<String> {
 /// time), which may be a partition the user should not use (a `maintenance`
 /// or `interactive` one listed first). One note per partition chosen, naming
 /// the others and the strata sent there.
-fn shared_cap_notes(selection: &Selection, strata: &[StratumBudget]) -> Vec<String> {
+fn shared_cap_notes(selection: &Selection, strata: &[StratumBudget]) -> Vec<Note> {
     let mut notes = Vec::new();
     let mut chosen: Vec<&str> = Vec::new();
     for budget in strata {
@@ -362,30 +333,27 @@ fn shared_cap_notes(selection: &Selection, strata: &[StratumBudget]) -> Vec<Stri
         if same_cap.is_empty() {
             continue;
         }
-        let sent: Vec<&str> = strata
-            .iter()
-            .filter(|s| s.decision.partition.as_deref() == Some(name))
-            .map(|s| s.stratum.as_str())
-            .collect();
-        notes.push(format!(
-            "{name} shares its cap ({}) with {}: calib names the first listed, {name}, for {} ({}). If that is not the partition to use, narrow the partitions in play with --partition-regex",
-            partition.limit,
-            same_cap.join(", "),
-            count(sent.len() as u64, "stratum", "strata"),
-            sent.join(", "),
-        ));
+        notes.push(Note::SharedCap {
+            partition: name.to_string(),
+            cap: partition.limit.to_string(),
+            others: same_cap.iter().map(|p| p.to_string()).collect(),
+            strata: strata
+                .iter()
+                .filter(|s| s.decision.partition.as_deref() == Some(name))
+                .map(|s| s.stratum.clone())
+                .collect(),
+        });
     }
     notes
 }
 
-/// The first sentence of an `over_cap` note: the measured cost and the
-/// largest cap as the rule compared them. The cap is shown in the whole
-/// minutes Slurm allows under it (and the longest `--time` for an unlimited
-/// one); a cap listed with seconds is named too, since a cost between the two
-/// (44m 08s under 44:09) would otherwise read as fitting.
-fn over_cap_head(floor_s: f64, decision: &rule::Decision) -> String {
+/// The largest cap of an `over_cap` note, as the rule compared it: in the
+/// whole minutes Slurm allows under it (and the longest `--time` for an
+/// unlimited one); a cap listed with seconds is named too, since a cost
+/// between the two (44m 08s under 44:09) would otherwise read as fitting.
+pub(crate) fn cap_words(decision: &rule::Decision) -> String {
     let usable_s = (decision.largest_usable_minutes() * 60) as f64;
-    let cap = if decision.largest_cap_s.is_finite() && decision.largest_cap_s > usable_s {
+    if decision.largest_cap_s.is_finite() && decision.largest_cap_s > usable_s {
         format!(
             "{}: {} as Slurm applies it, in whole minutes",
             human_duration(usable_s),
@@ -393,11 +361,7 @@ fn over_cap_head(floor_s: f64, decision: &rule::Decision) -> String {
         )
     } else {
         human_duration(usable_s)
-    };
-    format!(
-        "over_cap: even the measured cost ({}) exceeds the largest cap ({cap}); no single task can finish",
-        human_duration(floor_s)
-    )
+    }
 }
 
 /// Slurm's default `MaxArraySize` (slurm.conf): array indexes run from 0 to
@@ -410,7 +374,6 @@ fn budget_stratum(
     units: u64,
     tasks: u64,
     caps: &[Cap],
-    provenance: &Provenance,
     options: &BudgetOptions,
 ) -> Result<StratumBudget> {
     let projection = stratum.project(units, options.confidence, &options.calibration);
@@ -438,12 +401,14 @@ fn budget_stratum(
     let mut decision = rule::decide(projection.floor_s, projection.upper_s, caps)
         .with_restart_costs(projection.upper_s, restart.startup_s, restart.unit_s);
     let mut support_note = None;
-    if let Some(why) = &support {
-        let text = why.explain(units, stratum.probe_units());
+    if let Some(why) = support {
+        let (units, probe_units) = (units, stratum.probe_units());
         if allow_guess {
-            support_note = Some(format!(
-                "GUESS (--allow-guess): this time rests on a probe that cannot support it; {text}"
-            ));
+            support_note = Some(Note::Guess {
+                why,
+                units,
+                probe_units,
+            });
         } else {
             decision = rule::Decision {
                 minutes: 0,
@@ -452,10 +417,11 @@ fn budget_stratum(
                 segments: None,
                 largest_cap_s: decision.largest_cap_s,
             };
-            support_note = Some(if no_signal {
-                text
-            } else {
-                format!("{text}; --allow-guess gives the measured cost, labelled a guess")
+            support_note = Some(Note::Unsupported {
+                why,
+                units,
+                probe_units,
+                guess_possible: !no_signal,
             });
         }
     }
@@ -463,53 +429,44 @@ fn budget_stratum(
     let mut notes = Vec::new();
     match decision.status {
         Status::RoundedDown => {
-            let given_up = projection.upper_s - decision.time_s() as f64;
-            notes.push(format!(
-                "rounded down into {} ({}): gives up {} of margin ({} of the upper bound) to stay in that bucket; still {} above the measured cost",
-                decision.partition.as_deref().unwrap_or("?"),
-                format_minutes(decision.minutes),
-                human_duration(given_up),
-                percent(given_up / projection.upper_s.max(1.0), 0),
-                human_duration(decision.time_s() as f64 - projection.floor_s),
-            ));
+            notes.push(Note::RoundedDown {
+                partition: decision.partition.clone().unwrap_or_default(),
+                time: format_minutes(decision.minutes),
+                given_up_s: projection.upper_s - decision.time_s() as f64,
+                upper_s: projection.upper_s,
+                above_floor_s: decision.time_s() as f64 - projection.floor_s,
+                remainder: false,
+            });
             if projection.upper_s > decision.largest_cap_s {
-                notes.push(format!(
-                    "the upper bound ({}) exceeds the largest cap ({}): margin was cut to fit; consider checkpointing",
-                    human_duration(projection.upper_s),
-                    human_duration(decision.largest_cap_s)
-                ));
+                notes.push(Note::MarginCut {
+                    upper_s: projection.upper_s,
+                    cap_s: decision.largest_cap_s,
+                });
             }
         }
-        Status::OverCap => {
-            let head = over_cap_head(projection.floor_s, &decision);
-            notes.push(match decision.segments {
-                Some(segments) => format!(
-                    "{head}. Checkpoint and requeue: {segments} segments with --time={} each (about {} units per segment); each pays the startup again and, killed at its limit, loses up to the unit in progress ({} and {} for a run at the upper bound)",
-                    format_minutes(decision.segment_minutes()),
-                    units.div_ceil(segments),
-                    human_duration(restart.startup_s),
-                    human_duration(restart.unit_s),
-                ),
-                None => format!(
-                    "{head}, and a segment at that cap cannot finish even one unit after its startup ({} + {}): no number of resubmissions completes the run; it needs a partition with a longer cap",
-                    human_duration(restart.startup_s),
-                    human_duration(restart.unit_s),
-                ),
-            });
-        }
+        Status::OverCap => notes.push(Note::OverCap {
+            floor_s: projection.floor_s,
+            cap: cap_words(&decision),
+            segments: decision.segments.map(|count| Segments {
+                count,
+                time: format_minutes(decision.segment_minutes()),
+                units_each: units.div_ceil(count),
+                work_each_s: 0.0,
+                left_s: 0.0,
+            }),
+            startup_s: restart.startup_s,
+            unit_s: restart.unit_s,
+            remainder: false,
+        }),
         Status::Ok | Status::Unsupported => {}
     }
     if tasks > SLURM_DEFAULT_MAX_ARRAY_SIZE {
-        notes.push(format!(
-            "the array's last index, {}, is past Slurm's default MaxArraySize ({SLURM_DEFAULT_MAX_ARRAY_SIZE}: indexes 0-{}), and sbatch refuses the whole array where the cluster keeps that default; check `scontrol show config | grep MaxArraySize`, or split the stratum's tasks into arrays that fit",
-            tasks - 1,
-            SLURM_DEFAULT_MAX_ARRAY_SIZE - 1
-        ));
+        notes.push(Note::ArrayTooLarge {
+            last_index: tasks - 1,
+            max: SLURM_DEFAULT_MAX_ARRAY_SIZE,
+        });
     }
     notes.extend(support_note);
-    if provenance.is_estimate() {
-        notes.push("ESTIMATE: measured on another machine".into());
-    }
     notes.extend(projection.notes.iter().cloned());
     Ok(StratumBudget {
         stratum: stratum.stratum.clone(),
@@ -575,10 +532,10 @@ mod tests {
         };
         let decision = decide(2647.76, 3000.0, &[cap]);
         assert_eq!(decision.status, Status::OverCap);
-        let head = over_cap_head(2647.76, &decision);
-        assert!(
-            head.contains("measured cost (44m 08s) exceeds the largest cap (44m 00s: 44m 09s as Slurm applies it, in whole minutes)"),
-            "{head}"
+        let head = cap_words(&decision);
+        assert_eq!(
+            head,
+            "44m 00s: 44m 09s as Slurm applies it, in whole minutes"
         );
         // A cap of whole minutes is shown once; an unlimited one as the
         // longest --time.
@@ -590,11 +547,8 @@ mod tests {
                 limit_s: 7200.0,
             }],
         );
-        let head = over_cap_head(7300.0, &whole);
-        assert!(
-            head.contains(&format!("largest cap ({})", human_duration(7200.0))),
-            "{head}"
-        );
+        let head = cap_words(&whole);
+        assert_eq!(head, human_duration(7200.0));
         assert!(!head.contains("as Slurm applies it"), "{head}");
     }
 }

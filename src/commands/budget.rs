@@ -174,6 +174,10 @@ pub struct BudgetArgs {
     /// What one unit is called, for the record in the sbatch comments.
     #[arg(long, value_name = "WORD", default_value = "unit", value_parser = text_argument)]
     pub unit_name: String,
+
+    /// Print every note whole, per stratum (default: only what needs action).
+    #[arg(long, short = 'v')]
+    pub explain: bool,
 }
 
 /// When the sbatch lines name the partition.
@@ -308,7 +312,12 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
         calibration: calibration_table(args.calibration.as_deref(), args.confidence)?,
     };
     let mut plan = budget::plan(&model, &selection, &options)?;
-    plan.notes.extend(partitions.notes.iter().cloned());
+    plan.notes.extend(
+        partitions
+            .notes
+            .iter()
+            .map(|text| crate::note::Note::PartitionList { text: text.clone() }),
+    );
     if args.script_dir.is_some() && args.format != Format::Sbatch {
         return Err(Error::Refused(
             "--script-dir writes the job scripts of the sbatch format: add --format sbatch".into(),
@@ -338,6 +347,7 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
             NamePartition::Auto => !selection.is_one_bucket_family(),
         },
         grid: grid_derivation(args)?,
+        explain: args.explain,
     };
     // A write that fails (a full disk) after the first job script removes
     // the job scripts written before it: left there, they would refuse the
@@ -381,8 +391,8 @@ pub fn run(args: &BudgetArgs) -> Result<i32> {
                 _ => "get no --time: their probes show no per-unit cost, or the calibration has too few programs like them; see the notes for the probe that would settle it",
             };
             output::note(format_args!(
-                "{} stratum(s) {why}: {}",
-                names.len(),
+                "{} {why}: {}",
+                output::count(names.len() as u64, "stratum", "strata"),
                 names.join(", ")
             ));
         }

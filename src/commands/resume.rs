@@ -228,10 +228,9 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
     let mut selected = resume::select(&tasks, sacct.as_ref(), args.units);
     resume::refuse_resumed_runs(&tasks, &selected, args.units)?;
     if !selected.tasks.is_empty() {
-        selected.notes.push(format!(
-            "each task's timings are read as its first run, from unit 1; a resumed run's count from 1 again, so a task killed again after a resume is not sized here (its unit j would be taken for unit j of {}, not the one it reached)",
-            args.units
-        ));
+        selected
+            .notes
+            .push(crate::note::Note::FirstRunsOnly { units: args.units });
     }
 
     let model = if args.probes.is_empty() {
@@ -293,8 +292,8 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
     let refused = plan.refused();
     if !refused.is_empty() {
         output::note(format_args!(
-            "{} stratum(s) get no resubmission: {}; see the notes",
-            refused.len(),
+            "{} no resubmission: {}; see the notes",
+            output::count(refused.len() as u64, "stratum gets", "strata get"),
             refused
                 .iter()
                 .map(|s| s.stratum.as_str())

@@ -265,15 +265,6 @@ fn fit_stratum(
             units: options.units.unwrap_or(horizon.saturating_mul(10)),
         });
     }
-    if centre.as_ref().is_ok_and(|c| c.group().growth) && trend_pct.abs() >= 5.0 {
-        w.push(FitWarning::SignificantTrend {
-            stratum: display.clone(),
-            first_s: first_cost_s,
-            last_s: last_cost_s,
-            horizon,
-            trend_pct,
-        });
-    }
     if let Some((first_s, typical_s)) = slow_first_unit(&points) {
         w.push(FitWarning::SlowFirstUnit {
             stratum: display.clone(),

@@ -213,9 +213,9 @@ fn draw_stratum<DB: DrawingBackend>(
     let last = curve.last().map_or(horizon, |p| p.units);
     let runs = measured.points.len();
     let details = format!(
-        ": {}, {} run(s) probed up to {} units{}",
+        ": {}, {} probed up to {} units{}",
         model.form_name(),
-        model.runs,
+        crate::output::count(model.runs as u64, "run", "runs"),
         horizon,
         match report.options.units {
             Some(n) => format!(", projected to {n}"),

@@ -9,14 +9,6 @@ use crate::output::human_duration;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FitWarning {
-    /// Per-unit cost changes along a run: a plain mean misleads.
-    SignificantTrend {
-        stratum: String,
-        first_s: f64,
-        last_s: f64,
-        horizon: u64,
-        trend_pct: f64,
-    },
     /// Two strata differ by more than 2x in per-unit cost.
     StrataDiffer {
         slow: String,
@@ -65,8 +57,7 @@ impl FitWarning {
     /// The stratum the warning is about (the slow one for `StrataDiffer`).
     pub fn stratum(&self) -> &str {
         match self {
-            FitWarning::SignificantTrend { stratum, .. }
-            | FitWarning::MixedMachines { stratum, .. }
+            FitWarning::MixedMachines { stratum, .. }
             | FitWarning::SlowFirstUnit { stratum, .. }
             | FitWarning::SpreadUnmeasured { stratum, .. }
             | FitWarning::FailedRuns { stratum, .. }
@@ -97,13 +88,6 @@ impl fmt::Display for FitWarning {
                 "{stratum}: calib budget will give this stratum no --time; {}",
                 why.explain(*units, *probe_units)
             ),
-            FitWarning::SignificantTrend { stratum, first_s, last_s, horizon, trend_pct } => write!(
-                f,
-                "{stratum}: per-unit cost changes {} along a run ({} at unit 2 -> {} at unit {horizon}); a plain mean of the probe misjudges long runs: budget from calib's projection (calib budget does), not from the mean",
-                crate::output::change(*trend_pct),
-                human_duration(*first_s),
-                human_duration(*last_s)
-            ),
             FitWarning::StrataDiffer { slow, slow_rate_s, fast, fast_rate_s } => write!(
                 f,
                 "{slow} costs {} more per unit than {fast} ({} vs {}): submit the strata as separate arrays, each with its own --time (calib budget does); one walltime for all would either kill the slow cells or queue the fast ones in a scarcer partition",
@@ -125,7 +109,8 @@ impl fmt::Display for FitWarning {
             ),
             FitWarning::FailedRuns { stratum, failed, runs, example, code, units } => write!(
                 f,
-                "{stratum}: {failed} of {runs} run(s) ended with a failure (run {example}: exit status {code} after {units} units); their finished units are fitted as timed, but a program that failed may not have done a full run's work: check its output, and probe again if it crashed"
+                "{stratum}: {failed} of {} ended with a failure (run {example}: exit status {code} after {units} units); their finished units are fitted as timed, but a program that failed may not have done a full run's work: check its output, and probe again if it crashed",
+                crate::output::count(*runs as u64, "run", "runs")
             ),
             FitWarning::SpreadUnmeasured { stratum } => write!(
                 f,

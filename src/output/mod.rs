@@ -58,6 +58,42 @@ pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     }
 }
 
+/// The width notes are wrapped to: standard output's terminal, else 100
+/// columns (a file, a pipe, a Slurm log).
+pub(crate) fn text_width() -> usize {
+    rustix::termios::tcgetwinsize(rustix::stdio::stdout())
+        .ok()
+        .map(|size| usize::from(size.ws_col))
+        .filter(|&cols| cols >= 40)
+        .unwrap_or(100)
+        .min(100)
+}
+
+/// `text` wrapped at spaces into lines of at most `width` columns, the first
+/// starting with `first` and the others with `rest` (a word longer than a
+/// line stays whole).
+pub(crate) fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 /// The context of the error that a write to a closed stdout becomes; only
 /// [`is_closed_stdout`] looks at it.
 const STDOUT_CLOSED: &str = "standard output is closed";

@@ -82,7 +82,7 @@ use crate::budget::{self, rule, BudgetOptions, Cap, Decision, Status, Target};
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::{ModelFile, StratumModel};
-use crate::output::{factor, human_duration, percent};
+use crate::note::{Note, Segments};
 use crate::slurm::partitions::Selection;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctTable};
 use crate::slurm::time::format_minutes;
@@ -143,7 +143,7 @@ pub struct Selected {
     pub tasks: Vec<TimedOutTask>,
     pub skipped: Vec<Skipped>,
     /// How the tasks were chosen, when the user should know.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// The array master and task index of an array task's job id.
@@ -253,9 +253,7 @@ pub fn select(timings: &Timings, sacct: Option<&SacctTable>, units: u64) -> Sele
     let short_of = |run: &RunTimings| run.points.last().is_none_or(|p| p.0 < units);
     match sacct {
         None => {
-            selected.notes.push(format!(
-                "no sacct text: every run that stopped short of {units} units on a signal or with no end row is taken as killed by its walltime (pass --sacct or -j to check with sacct's TIMEOUT)"
-            ));
+            selected.notes.push(Note::NoSacct { units });
             for run in &timings.runs {
                 let name = task_name(run);
                 if !short_of(run) {
@@ -495,7 +493,7 @@ pub struct StratumResume {
     pub floor_s: f64,
     pub upper_s: f64,
     pub decision: Decision,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl StratumResume {
@@ -590,7 +588,7 @@ pub struct ResumePlan {
     pub partitions: String,
     pub strata: Vec<StratumResume>,
     pub skipped: Vec<Skipped>,
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl ResumePlan {
@@ -798,17 +796,16 @@ fn resume_stratum(
     let mut notes = Vec::new();
     for t in &tasks {
         if let Some(r) = &t.remainder {
-            notes.push(format!(
-                "{}: unit {} of {} at {}, at {} the median probe run's pace; {} units left: {} at that pace, upper {}",
-                t.task.task_label(),
-                t.task.unit_reached(),
-                options.units,
-                human_duration(t.task.elapsed_s()),
-                factor(r.level, 2),
-                r.units,
-                human_duration(r.floor_s),
-                human_duration(r.upper_s),
-            ));
+            notes.push(Note::Remainder {
+                task: t.task.task_label().to_string(),
+                unit: t.task.unit_reached(),
+                units: options.units,
+                elapsed_s: t.task.elapsed_s(),
+                pace: r.level,
+                left: r.units,
+                floor_s: r.floor_s,
+                upper_s: r.upper_s,
+            });
         }
     }
     // A resumed run pays its startup again and loses a unit at each kill,
@@ -826,21 +823,24 @@ fn resume_stratum(
             largest_cap_s: decision.largest_cap_s,
         };
         if let Some(why) = new_run.projection.unsupported {
-            notes.push(why.explain(options.units, model.probe_units()));
+            notes.push(Note::Unsupported {
+                why,
+                units: options.units,
+                probe_units: model.probe_units(),
+                guess_possible: false,
+            });
         }
-        notes.push(format!(
-            "no --time: the margin for a run of {} units rests on a probe that cannot support one; probe as the note above says, or pass the probe timings as PROBES with --no-checkpoint to fit them with these tasks' units added",
-            options.units
-        ));
+        notes.push(Note::RemainderUnsupported {
+            units: options.units,
+        });
     }
     notes.extend(decision_notes(
         &decision, floor_s, upper_s, startup_s, unit_s,
     ));
-    notes.push(format!(
-        "margin as calib budget gives a new run of {} units ({} over its prediction), applied to the remainder",
-        options.units,
-        percent(margin_ln.exp_m1(), 0)
-    ));
+    notes.push(Note::RemainderMargin {
+        units: options.units,
+        margin: margin_ln.exp_m1(),
+    });
     // The model's own notes (distance, spread, forms); budget's notes on a new
     // run's bucket are not this remainder's.
     notes.extend(new_run.projection.notes.iter().cloned());
@@ -864,11 +864,10 @@ fn rerun_stratum(
         .iter()
         .map(|t| format!("{} at unit {}", t.task_label(), t.unit_reached()))
         .collect();
-    let mut notes = vec![format!(
-        "cannot resume (no checkpoint): the whole run of {} units is budgeted again from unit 1, fitted with the killed runs' units added ({})",
-        options.units,
-        reached.join(", ")
-    )];
+    let mut notes = vec![Note::Rerun {
+        units: options.units,
+        reached,
+    }];
     notes.extend(new_run.notes.iter().cloned());
     StratumResume {
         stratum: new_run.stratum.clone(),
@@ -887,51 +886,43 @@ fn rerun_stratum(
     }
 }
 
-/// What the bucket rule did, in words (`calib budget`'s notes, for a
-/// remainder; `startup_s` and `unit_s` as [`rule::segments`] takes them).
+/// What the bucket rule did (`calib budget`'s notes, for a remainder;
+/// `startup_s` and `unit_s` as [`rule::segments`] takes them).
 fn decision_notes(
     decision: &Decision,
     floor_s: f64,
     upper_s: f64,
     startup_s: f64,
     unit_s: f64,
-) -> Vec<String> {
-    let mut notes = Vec::new();
+) -> Vec<Note> {
     match decision.status {
-        Status::RoundedDown => notes.push(format!(
-            "rounded down into {} ({}): gives up {} of margin to stay in that bucket; still {} above the remainder projected at the runs' own pace",
-            decision.partition.as_deref().unwrap_or("?"),
-            format_minutes(decision.minutes),
-            human_duration(upper_s - decision.time_s() as f64),
-            human_duration(decision.time_s() as f64 - floor_s),
-        )),
+        Status::RoundedDown => vec![Note::RoundedDown {
+            partition: decision.partition.clone().unwrap_or_default(),
+            time: format_minutes(decision.minutes),
+            given_up_s: upper_s - decision.time_s() as f64,
+            upper_s,
+            above_floor_s: decision.time_s() as f64 - floor_s,
+            remainder: true,
+        }],
         Status::OverCap => {
             let segment_minutes = decision.segment_minutes();
-            let segment_s = (segment_minutes * 60) as f64;
-            let head = format!(
-                "over_cap: even the remainder projected at the runs' own pace ({}) exceeds the largest cap ({})",
-                human_duration(floor_s),
-                format_minutes(segment_minutes),
-            );
-            notes.push(match decision.segments {
-                Some(n) => format!(
-                    "{head}; resume in {n} segments, each with --time={} (the largest cap): each pays the startup again ({}) and, killed, loses up to the unit in progress ({}), as large as for a run at the upper bound, so it does {} of the {} left. Submit the commented line below once per segment, each after the last has ended (sbatch --dependency=afterany:JOBID), each resuming from the checkpoint the last one left",
-                    format_minutes(segment_minutes),
-                    human_duration(startup_s),
-                    human_duration(unit_s),
-                    human_duration(segment_s - startup_s - unit_s),
-                    human_duration((upper_s - startup_s).max(0.0)),
-                ),
-                None => format!(
-                    "{head}, and a segment at that cap cannot finish even one unit after its startup ({} + {}): no number of resubmissions completes the run; it needs a partition with a longer cap",
-                    human_duration(startup_s),
-                    human_duration(unit_s),
-                ),
-            });
+            vec![Note::OverCap {
+                floor_s,
+                cap: format_minutes(segment_minutes),
+                segments: decision.segments.map(|count| Segments {
+                    count,
+                    time: format_minutes(segment_minutes),
+                    units_each: 0,
+                    work_each_s: (segment_minutes * 60) as f64 - startup_s - unit_s,
+                    left_s: (upper_s - startup_s).max(0.0),
+                }),
+                startup_s,
+                unit_s,
+                remainder: true,
+            }]
         }
-        Status::Ok | Status::Unsupported => {}
+        Status::Ok | Status::Unsupported => Vec::new(),
     }
-    notes
 }
 
 #[cfg(test)]

@@ -51,7 +51,11 @@ impl Exporter for CsvExporter {
                     s.decision.partition.clone().unwrap_or_default(),
                     s.decision.status.as_str().to_string(),
                     budget.provenance.is_estimate().to_string(),
-                    s.notes.join(" | "),
+                    s.notes
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" | "),
                 ])
                 .map_err(into_io)?;
         }

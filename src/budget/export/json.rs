@@ -1,7 +1,7 @@
-//! `--format json`: the contract of design.md (`units`, `confidence`, and per
-//! stratum `stratum`, `units`, `tasks`, `predicted_s`, `floor_s`, `upper_s`,
-//! `convex_s`, `time`, `time_s`, `partition`, `status`, `notes`), plus the
-//! fields design.md lists beside them.
+//! `--format json`: the contract of design.md (`schema`, `units`,
+//! `confidence`, and per stratum `stratum`, `units`, `tasks`, `predicted_s`,
+//! `floor_s`, `upper_s`, `time`, `time_s`, `partition`, `status`, `notes`),
+//! plus the fields design.md lists beside them.
 
 use std::io;
 
@@ -40,7 +40,7 @@ impl Exporter for JsonExporter {
                     "status": s.decision.status,
                     "segments": s.decision.segments,
                     "estimate": budget.provenance.is_estimate(),
-                    "notes": s.notes,
+                    "notes": crate::note::all_to_json(&s.notes),
                     "basis": {
                         "runs": s.basis.runs,
                         "units_probed": s.basis.units_probed,
@@ -58,6 +58,7 @@ impl Exporter for JsonExporter {
             .collect();
         let summary = summarize(budget);
         let doc = json!({
+            "schema": crate::note::JSON_SCHEMA,
             "calib_version": crate::VERSION,
             "created_at": context.created_at,
             "units": budget.units,
@@ -65,7 +66,7 @@ impl Exporter for JsonExporter {
             "partitions": budget.partitions,
             "target_cluster": budget.target.cluster,
             "estimate": budget.provenance.is_estimate(),
-            "notes": budget.notes,
+            "notes": crate::note::all_to_json(&budget.notes),
             "strata": strata,
             "summary": {
                 "tasks": summary.tasks,

@@ -39,6 +39,9 @@ pub struct ExportContext {
     /// With a campaign grid (`--grid FILE.toml`): how each task derives its
     /// cell with `calib grid cell` instead of a hand-written mapping.
     pub grid: Option<GridDerivation>,
+    /// Every note, whole (`--explain`); by default only those that need the
+    /// user's action.
+    pub explain: bool,
 }
 
 /// `path` made absolute (against the current folder, `..` kept), as text

@@ -40,6 +40,7 @@ use std::path::{Path, PathBuf};
 use super::GridDerivation;
 use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
+use crate::note::Severity;
 use crate::output::human_duration;
 use crate::output::percent_as_given;
 use crate::shell::{comment_text, directive_word, quote};
@@ -91,9 +92,20 @@ fn submittable(s: &StratumBudget) -> bool {
     matches!(s.decision.status, Status::Ok | Status::RoundedDown)
 }
 
-/// The comment that comes before a stratum's submission: what was chosen and
-/// why, then the projection, the measurements it rests on and the notes.
-fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Vec<String> {
+/// The comment that comes before a stratum's submission. Short (`full`
+/// false): one line of what was chosen and what it rests on, and the notes
+/// that need action. Full (`--explain`, and every job script, which is a
+/// record): what was chosen and why, the projection, the measurements it
+/// rests on and every note.
+fn provenance(
+    s: &StratumBudget,
+    budget: &Budget,
+    context: &ExportContext,
+    full: bool,
+) -> Vec<String> {
+    if !full {
+        return short_provenance(s, budget, &context.unit_name);
+    }
     let unit = &context.unit_name;
     let partition = s.decision.partition.as_deref().unwrap_or("-");
     let largest_cap = || {
@@ -184,6 +196,33 @@ fn provenance(s: &StratumBudget, budget: &Budget, context: &ExportContext) -> Ve
         b.units_probed,
     ));
     lines.extend(s.notes.iter().map(|note| format!("  note: {note}")));
+    lines
+}
+
+/// [`provenance`] in one line, and the action notes' summaries.
+fn short_provenance(s: &StratumBudget, budget: &Budget, unit: &str) -> Vec<String> {
+    let choice = match (s.time_given(), &s.decision.partition) {
+        (Some(time), Some(p)) if submittable(s) => format!("--time={time} in {p}"),
+        _ => "no --time".to_string(),
+    };
+    let machine = match s.basis.clusters.as_slice() {
+        [] => String::new(),
+        clusters => format!(" on {}", clusters.join("+")),
+    };
+    let mut lines = vec![format!(
+        "{}: {choice} ({}): upper bound at {} from {} / {} {unit}s probed{machine}",
+        display_name(&s.stratum),
+        s.decision.status.as_str(),
+        percent_as_given(budget.confidence),
+        crate::output::count(s.basis.runs as u64, "run", "runs"),
+        s.basis.units_probed,
+    )];
+    lines.extend(
+        s.notes
+            .iter()
+            .filter(|n| n.severity() == Severity::Action)
+            .map(|n| format!("  note: {}", n.summary())),
+    );
     lines
 }
 
@@ -279,12 +318,21 @@ fn preamble(out: &mut String, budget: &Budget, context: &ExportContext, what: &s
             context.created_at
         ),
     );
-    comment(out, &format!("partitions: {}", budget.partitions));
-    if !context.name_partition {
-        comment(out, "--partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)");
-    }
-    for note in &budget.notes {
-        comment(out, &format!("NOTE: {note}"));
+    if context.explain {
+        if !context.name_partition {
+            comment(out, "--partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)");
+        }
+        for note in &budget.notes {
+            comment(out, &format!("NOTE: {note}"));
+        }
+    } else {
+        for note in budget
+            .notes
+            .iter()
+            .filter(|n| n.severity() == Severity::Action)
+        {
+            comment(out, &format!("NOTE: {}", note.summary()));
+        }
     }
     if let Some(derivation) = &context.grid {
         comment(
@@ -324,7 +372,7 @@ impl Exporter for SbatchExporter {
                 );
                 for s in &budget.strata {
                     out.push('\n');
-                    for line in provenance(s, budget, context) {
+                    for line in provenance(s, budget, context, context.explain) {
                         comment(&mut out, &line);
                     }
                     match s.decision.status {
@@ -350,7 +398,7 @@ impl Exporter for SbatchExporter {
                 );
                 for (k, s) in budget.strata.iter().enumerate() {
                     out.push('\n');
-                    for line in provenance(s, budget, context) {
+                    for line in provenance(s, budget, context, context.explain) {
                         comment(&mut out, &line);
                     }
                     if let Some(script) = scripts.iter().find(|j| j.stratum == k) {
@@ -359,6 +407,18 @@ impl Exporter for SbatchExporter {
                         out.push('\n');
                     }
                 }
+            }
+        }
+        if !context.explain {
+            let every: Vec<&crate::note::Note> = budget
+                .strata
+                .iter()
+                .flat_map(|s| &s.notes)
+                .chain(&budget.notes)
+                .collect();
+            if let Some(line) = crate::note::explain_line(&every) {
+                out.push('\n');
+                comment(&mut out, &line);
             }
         }
         sink.write_all(out.as_bytes())
@@ -447,7 +507,7 @@ pub fn job_scripts(budget: &Budget, context: &ExportContext, dir: &Path) -> Vec<
                 context.script
             ),
         );
-        for line in provenance(s, budget, context) {
+        for line in provenance(s, budget, context, true) {
             comment(&mut text, &line);
         }
         for (name, value) in options(s, context) {

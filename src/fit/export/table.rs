@@ -1,7 +1,7 @@
-//! `--format table`: one line per stratum, for people, then a footnote that
-//! says what the less obvious columns mean (reporting only: no statistics
-//! here). The projection columns are those of `calib budget`'s table, under
-//! the same names.
+//! `--format table`: one line per stratum, for people (reporting only: no
+//! statistics here; `calib fit --help` says what each column means). The
+//! projection columns are those of `calib budget`'s table, under the same
+//! names.
 
 use std::io;
 
@@ -21,11 +21,7 @@ impl Exporter for TableExporter {
         calibration: &Calibration,
         out: &mut dyn io::Write,
     ) -> io::Result<()> {
-        write!(out, "{}", table(report, calibration))?;
-        for line in footnote(report) {
-            writeln!(out, "{line}")?;
-        }
-        Ok(())
+        write!(out, "{}", table(report, calibration))
     }
 }
 
@@ -86,29 +82,4 @@ fn table(report: &FitReport, calibration: &Calibration) -> Table {
         table.push(row);
     }
     table
-}
-
-/// What the shortfall and projection columns say, in words, after a blank
-/// line.
-fn footnote(report: &FitReport) -> Vec<String> {
-    let plain_mean_too_short =
-        "Above 1.00x, a --time sized from the plain mean would be too short.";
-    match report.options.units {
-        Some(n) => vec![
-            String::new(),
-            format!(
-                "{SHORTFALL} = predicted time of a {n}-unit run / (the probe's mean time per unit x {n}). {plain_mean_too_short}"
-            ),
-            format!(
-                "predicted, measured, upper@{}: a {n}-unit run's central projection, measured cost (the slowest run's projection: no --time goes below it) and upper bound, as calib budget computes them (unsupported: budget gives no time, the warnings say why).",
-                percent_as_given(report.options.confidence)
-            ),
-        ],
-        None => vec![
-            String::new(),
-            format!(
-                "{SHORTFALL} = predicted time of the longest probed run / (the probe's mean time per unit x its units). {plain_mean_too_short} Give --units N for a run of N units."
-            ),
-        ],
-    }
 }

@@ -75,20 +75,21 @@ impl Exporter for JsonExporter {
                     "partition": s.decision.partition,
                     "status": s.decision.status,
                     "segments": s.decision.segments,
-                    "notes": s.notes,
+                    "notes": crate::note::all_to_json(&s.notes),
                     "tasks": tasks,
                     "commands": commands,
                 })
             })
             .collect();
         let doc = json!({
+            "schema": crate::note::JSON_SCHEMA,
             "calib_version": crate::VERSION,
             "created_at": context.created_at,
             "units": plan.units,
             "confidence": plan.confidence,
             "checkpoint": plan.checkpoint,
             "partitions": plan.partitions,
-            "notes": plan.notes,
+            "notes": crate::note::all_to_json(&plan.notes),
             "strata": strata,
             "skipped": plan.skipped,
         });
