@@ -1287,3 +1287,29 @@ fn tasks_completed_under_no_finite_limit_are_said_to_have_completed() {
         "{text}"
     );
 }
+
+/// `calib audit FILE` reads the file, as `@FILE` does, and text that is no
+/// file's name is read as sacct text (its message names the argument).
+#[test]
+fn audit_reads_a_file_named_as_a_plain_path() {
+    let sample = common::repo_file("tests/data/sacct/lab-steps-array-timeout.txt");
+    let plain = common::calib().arg("audit").arg(&sample).output().unwrap();
+    let at = common::calib()
+        .arg("audit")
+        .arg(format!("@{}", sample.display()))
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(0), "{}", common::stderr(&plain));
+    assert!(common::stdout(&plain).contains("lab-timeout"));
+    assert_eq!(plain.stdout, at.stdout);
+    let missing = common::calib()
+        .args(["audit", "no-such-sacct.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        common::stderr(&missing).contains("SACCT"),
+        "{}",
+        common::stderr(&missing)
+    );
+}

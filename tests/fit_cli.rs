@@ -297,9 +297,7 @@ fn stdin_folders_and_the_model_file() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let table = stdout(&out);
     assert!(
-        table.contains("dataset=X")
-            && table.contains("predicted")
-            && table.contains("upper@60%"),
+        table.contains("dataset=X") && table.contains("predicted") && table.contains("upper@60%"),
         "{table}"
     );
     let loaded = calib::model::ModelFile::load(&model).unwrap();

@@ -57,10 +57,10 @@ holds the same, each task included.";
 
 /// Arguments of `calib audit`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct AuditArgs {
-    /// `sacct -P` output with its header line: the text itself, @FILE, or - for
-    /// standard input. Without it calib runs `sacct -P -X` itself (on a cluster),
+    /// `sacct -P` output with its header line: a FILE, - for standard input,
+    /// or the text itself. Without it calib runs `sacct -P -X` itself (on a cluster),
     /// with the options -j, -S and --name below.
     #[arg(value_name = "SACCT")]
     pub sacct: Option<String>,
@@ -111,7 +111,7 @@ pub struct AuditArgs {
     pub cluster: Option<String>,
 
     /// The cluster's partitions and their time limits, as for calib budget: the
-    /// text of `sinfo -h -o '%P %l'`, @FILE, or - for standard input. PENDING
+    /// text of `sinfo -h -o '%P %l'`, a FILE, or - for standard input. PENDING
     /// tasks that ask for more time than every partition they wait for allows
     /// (they would wait forever) are flagged, with the scancel line. Example:
     /// --partitions "$(sinfo -h -o '%P %l')"

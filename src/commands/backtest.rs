@@ -45,7 +45,7 @@ confidence. --format csv gives one row per held-out run.";
 
 /// Arguments of `calib backtest`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct BacktestArgs {
     /// Timings files or folders (every *.csv inside) holding full-length runs.
     #[arg(required = true, value_name = "PATH")]

@@ -59,22 +59,28 @@ units and/or tasks, e.g.
 
 /// Arguments of `calib budget`.
 #[derive(Debug, Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct BudgetArgs {
     /// Timings files or folders to fit on the fly, instead of --model.
     #[arg(value_name = "TIMINGS")]
     pub timings: Vec<PathBuf>,
 
+    /// Model file from `calib fit -o` [default: calib-model.json].
+    ///
     /// The model written by `calib fit -o`. Default: calib-model.json when no
     /// TIMINGS are given.
     #[arg(long, short = 'm', value_name = "FILE", conflicts_with = "timings")]
     pub model: Option<PathBuf>,
 
+    /// Units per run, for strata the grid does not size.
+    ///
     /// Units per run (generations, epochs, ...) for every stratum the grid does
     /// not size. The projection covers a whole run of this many units.
     #[arg(long, short = 'n', value_name = "N", value_parser = flags::count)]
     pub units: Option<u64>,
 
+    /// Per-stratum sizes: a campaign grid (.toml) or a sizes CSV.
+    ///
     /// Per-stratum sizes, told apart by the extension: a campaign grid (.toml,
     /// see `calib grid --help`) gives each stratum its cells as tasks and its
     /// units, and in the sbatch format each task derives its cell from it with
@@ -83,6 +89,8 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "FILE")]
     pub grid: Option<PathBuf>,
 
+    /// Array tasks per stratum, when the grid does not say.
+    ///
     /// Array tasks per stratum (seeds, cells) when the grid does not say. Used for
     /// the --array range and the campaign's task-hours.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = flags::tasks)]
@@ -91,6 +99,8 @@ pub struct BudgetArgs {
     #[command(flatten)]
     pub partition: flags::PartitionArgs,
 
+    /// One-sided confidence of the upper bound.
+    ///
     /// One-sided confidence of the upper bound: the share of new runs it
     /// covered on the calibration's real programs, each left out in turn
     /// (the notes say how it did at this level). A level its programs cannot
@@ -101,21 +111,29 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
 
+    /// The cluster that will run the work.
+    ///
     /// The cluster that will run the work. Default: a CLUSTER: line in the
     /// partition list, else $SLURM_CLUSTER_NAME, else $CC_CLUSTER.
     #[arg(long, value_name = "NAME", value_parser = text_argument)]
     pub cluster: Option<String>,
 
+    /// The CPU model of the nodes that will run the work.
+    ///
     /// The CPU model of the nodes that will run the work, to check against the
     /// CPU the timings were measured on.
     #[arg(long, value_name = "TEXT", value_parser = text_argument)]
     pub cpu_model: Option<String>,
 
+    /// Budget from timings of another cluster or CPU (an estimate).
+    ///
     /// Budget from timings measured on another cluster or CPU. The result is an
     /// estimate, not a calibration, and every output says so.
     #[arg(long)]
     pub allow_transfer: bool,
 
+    /// Give the measured cost where the calibration is too thin (a guess).
+    ///
     /// Give a time even for a stratum the calibration has too few programs
     /// like (status unsupported): the measured cost, the slowest seed's
     /// projection, with no margin. The time is then a guess, and every
@@ -124,6 +142,8 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub allow_guess: bool,
 
+    /// Your calibration table (`calib calibrate -o`), merged with calib's.
+    ///
     /// The calibration table the bound's factor comes from: one `calib
     /// calibrate -o` wrote from your own campaigns, merged with calib's own
     /// (a program in both counts once, yours). Default: calib's own, built
@@ -135,12 +155,16 @@ pub struct BudgetArgs {
     #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
     pub format: Format,
 
+    /// Your batch script, run by every array (sbatch format).
+    ///
     /// Your batch script, which every stratum's array runs (sbatch format): the
     /// last word of each `sbatch` line, or what each job script of --script-dir
     /// runs with `exec`. It reads $CALIB_STRATUM and $CALIB_UNITS.
     #[arg(long, value_name = "FILE", default_value = "job.sh", value_parser = text_argument)]
     pub script: String,
 
+    /// Write one job script per stratum into DIR (sbatch format).
+    ///
     /// Instead of `sbatch` lines that carry every option, write one job script
     /// per stratum into DIR (created if missing): its options as `#SBATCH`
     /// lines, CALIB_STRATUM and CALIB_UNITS exported, then `exec` of --script
@@ -151,11 +175,15 @@ pub struct BudgetArgs {
     #[arg(long, value_name = "DIR", value_parser = text_argument)]
     pub script_dir: Option<String>,
 
+    /// Also emit --time-min at the measured cost (sbatch format).
+    ///
     /// Also emit --time-min at the measured cost, so backfill may start a task
     /// sooner with a shorter limit (sbatch format).
     #[arg(long)]
     pub time_min: bool,
 
+    /// Whether the sbatch lines name the partition.
+    ///
     /// Whether the sbatch lines name the partition: `auto` leaves it out when the
     /// partitions in play are one family of time buckets (`_b1`, `_b2`, ...),
     /// which clusters such as the Alliance's route by --time, and names it
@@ -163,6 +191,8 @@ pub struct BudgetArgs {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto)]
     pub name_partition: NamePartition,
 
+    /// Draw the campaign into a PNG or SVG file.
+    ///
     /// Draw the campaign into a PNG or SVG file (chosen by the extension): per
     /// stratum the measured cost, the predicted time, the upper bound and the
     /// chosen --time, against the partition caps as horizontal lines named by

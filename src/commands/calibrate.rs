@@ -35,7 +35,7 @@ Examples:
 
 /// Arguments of `calib calibrate`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct CalibrateArgs {
     /// Program folders, or folders of them.
     #[arg(required = true, value_name = "DIR")]

@@ -18,7 +18,7 @@ Or for the current bash session only: source <(calib completions bash)";
 
 /// Arguments of `calib completions`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct CompletionsArgs {
     /// The shell to write the completion script for.
     #[arg(value_enum, value_name = "SHELL")]

@@ -40,7 +40,7 @@ which no --time goes) and upper bound. A footnote under the table says the same.
 
 /// Arguments of `calib fit`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct FitArgs {
     /// Timings files or folders (every *.csv inside); `-` reads standard input.
     /// CSV only: a Parquet table is refused with a command that converts it.

@@ -14,12 +14,16 @@ use crate::slurm::partitions::{parse_partitions, PartitionList, PartitionSelecto
 /// `calib resume`).
 #[derive(Debug, Args)]
 pub struct PartitionArgs {
+    /// Partitions and limits: `sinfo -h -o '%P %l'` text, a FILE, or -.
+    ///
     /// The partitions and their time limits: the text of `sinfo -h -o '%P %l'`
     /// (also the default sinfo table or `scontrol show partition`), given as the
-    /// text itself, as @FILE, or as - for standard input.
+    /// text itself, as a FILE (or @FILE), or as - for standard input.
     #[arg(long, short = 'p', value_name = "SINFO")]
     pub partitions: String,
 
+    /// Use the partitions of this family (e.g. cpubase_bycore).
+    ///
     /// Use the partitions of this family (a name minus its _bN suffix, e.g.
     /// cpubase_bycore or gpubase_bygpu). Default: the default partition's family
     /// (a name without a _bN suffix is a family of its own). Partitions of

@@ -48,7 +48,7 @@ refused index would run with no cell at all.";
 
 /// Arguments of `calib grid`.
 #[derive(Debug, Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct GridArgs {
     #[command(subcommand)]
     pub action: GridAction,
@@ -57,10 +57,10 @@ pub struct GridArgs {
 #[derive(Debug, Subcommand)]
 pub enum GridAction {
     /// Every cell with its stratum, array index, tag and output path.
-    #[command(long_about = SHOW_ABOUT, after_help = SHOW_AFTER_HELP)]
+    #[command(long_about = SHOW_ABOUT, after_long_help = SHOW_AFTER_HELP)]
     Show(ShowArgs),
     /// One array task's cell as shell assignments to eval.
-    #[command(long_about = CELL_ABOUT, after_help = CELL_AFTER_HELP)]
+    #[command(long_about = CELL_ABOUT, after_long_help = CELL_AFTER_HELP)]
     Cell(CellArgs),
 }
 

@@ -1,5 +1,5 @@
-//! What the commands read: arguments that carry text (the text itself,
-//! `@FILE`, or `-` for standard input: `calib budget --partitions`, `calib
+//! What the commands read: arguments that carry text (a file's path or
+//! `@FILE`, `-` for standard input, or the text itself: `calib budget --partitions`, `calib
 //! audit SACCT`), timings paths and the model file.
 //!
 //! Files and standard input are read under [`crate::limits`]: lines of at most
@@ -71,9 +71,12 @@ pub(crate) fn load_model_file(model: Option<&Path>, instead: &str) -> Result<Mod
     ModelFile::load(path)
 }
 
-/// Reads such an argument. `flag` names it in messages (`--partitions`);
-/// `bounds` are those of what it holds (`crate::limits::PARTITIONS`). A file
-/// the user named that cannot be read is bad input (exit 2), like bad text.
+/// Reads an argument that holds text (sacct output, a partition list): `-`
+/// is standard input, a path to an existing file (or `@FILE`) is that file's
+/// text, anything else is the text itself. `flag` names it in messages
+/// (`--partitions`); `bounds` are those of what it holds
+/// (`crate::limits::PARTITIONS`). A file the user named that cannot be read
+/// is bad input (exit 2), like bad text.
 pub(crate) fn read_text_argument(
     value: &str,
     flag: &str,
@@ -83,7 +86,11 @@ pub(crate) fn read_text_argument(
         let text = into_text(read_stdin_bounded(bounds)?, &Origin::Stdin, bounds)?;
         return Ok((text, Origin::Stdin));
     }
-    if let Some(path) = value.strip_prefix('@') {
+    // A one-line value that names a file is the file: `calib audit
+    // sacct.txt`, as every Unix tool reads a path. Text of sinfo or sacct
+    // output is never the name of a file that exists.
+    let named = (!value.contains('\n') && Path::new(value).is_file()).then_some(value);
+    if let Some(path) = value.strip_prefix('@').or(named) {
         let origin = Origin::file(path);
         let bytes = read_file_bounded(path.as_ref(), &format!("the file given to {flag}"), bounds)?;
         return Ok((into_text(bytes, &origin, bounds)?, origin));

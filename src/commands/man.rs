@@ -24,7 +24,7 @@ Examples:
 
 /// Arguments of `calib man`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct ManArgs {
     /// The subcommand whose page to print (probe, fit, budget, ...); without it,
     /// the page of calib itself, which lists them.

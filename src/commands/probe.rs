@@ -74,7 +74,7 @@ Then: calib fit calib-timings/ -o calib-model.json";
 
 /// Arguments of `calib probe`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct ProbeArgs {
     /// The stratum this run belongs to, as key=value labels: the axes along which
     /// cost varies (dataset, model size, problem size). Repeatable; labels are

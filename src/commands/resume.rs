@@ -73,7 +73,7 @@ below: see calib audit on it before resubmitting it by hand.";
 
 /// Arguments of `calib resume`.
 #[derive(Debug, Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct ResumeArgs {
     /// Probe timings files or folders to fit the model from on the fly, instead
     /// of --model. Needed with --no-checkpoint, which fits them again with the

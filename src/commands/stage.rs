@@ -48,7 +48,7 @@ two commands to run next (submit the smoke; check the trigger).";
 
 /// Arguments of `calib stage`.
 #[derive(Debug, Args)]
-#[command(after_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
+#[command(after_long_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
 pub struct StageArgs {
     #[command(subcommand)]
     pub check: Option<StageAction>,
@@ -60,7 +60,7 @@ pub struct StageArgs {
 #[derive(Debug, Subcommand)]
 pub enum StageAction {
     /// Evaluate the stage-2 trigger; print stage 2 only when every check passes.
-    #[command(long_about = CHECK_ABOUT, after_help = CHECK_AFTER_HELP)]
+    #[command(long_about = CHECK_ABOUT, after_long_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
 }
 
