@@ -1177,3 +1177,29 @@ fn a_timeout_that_is_no_number_gets_a_coherent_message() {
         assert!(!e.contains("decimals are not allowed"), "{e}");
     }
 }
+
+/// In a log that stdout and stderr share (a Slurm job's default), calib's
+/// lines are lines of their own, even when the program's line is not ended
+/// yet: never `step 1calib: unit 1 ...`.
+#[test]
+fn calib_lines_start_a_line_of_their_own_in_a_shared_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::File::create(dir.path().join("job.log")).unwrap();
+    let status = probe(&dir.path().join("out"))
+        .args(["--", "sh", "-c"])
+        .arg("for i in 1 2 3; do printf 'step %s' $i; sleep 0.05; echo; done")
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(dir.path().join("job.log")).unwrap();
+    assert!(text.contains("calib: unit 1"), "{text}");
+    for line in text.lines() {
+        assert!(
+            !line.contains("calib:") || line.starts_with("calib:"),
+            "a calib line inside the program's: {line:?}\n{text}"
+        );
+    }
+    assert_eq!(runs(&dir.path().join("out"))[0].points.len(), 3);
+}

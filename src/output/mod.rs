@@ -117,7 +117,7 @@ pub(crate) enum Stream {
 }
 
 impl Stream {
-    fn fd(self) -> BorrowedFd<'static> {
+    pub(crate) fn fd(self) -> BorrowedFd<'static> {
         match self {
             Stream::Stdout => rustix::stdio::stdout(),
             Stream::Stderr => rustix::stdio::stderr(),

@@ -205,13 +205,13 @@ fn announcement(config: &ProbeConfig, session: &Session) -> String {
     };
     let fingerprint = &session.fingerprint;
     format!(
-        "calib: probing stratum {} on {} ({}, {} CPUs, GPUs: {}): {} run(s), {what}{}; rows -> {}",
+        "calib: probing stratum {} on {} ({}, {} CPUs, GPUs: {}): {}, {what}{}; rows -> {}",
         config.stratum,
         fingerprint.host.as_deref().unwrap_or("?"),
         fingerprint.cluster.as_deref().unwrap_or("?"),
         fingerprint.cpus.as_deref().unwrap_or("?"),
         fingerprint.gpus.as_deref().unwrap_or("?"),
-        session.specs.len(),
+        crate::output::count(session.specs.len() as u64, "run", "runs"),
         config.timeout.map_or(String::new(), |t| format!(
             ", at most {}",
             human_duration(t.as_secs_f64())
@@ -233,8 +233,8 @@ struct Tally {
 impl Tally {
     fn closing_line(&self, config: &ProbeConfig, file: &Path) -> String {
         format!(
-            "calib: {} run(s), {} {} recorded in {}",
-            self.runs_done,
+            "calib: {}, {} {} recorded in {}",
+            crate::output::count(self.runs_done, "run", "runs"),
             self.unit_rows,
             if config.lengths.is_empty() {
                 "unit rows"
@@ -328,14 +328,16 @@ fn halt_before_run(
         .find(|r| signals::STOP_SIGNALS.contains(&r.signal))
     {
         console.line(&format!(
-            "calib: received SIG{} between runs; {left} run(s) not started",
+            "calib: received SIG{} between runs; {} not started",
             signals::signal_name(stop.signal),
+            crate::output::count(left as u64, "run", "runs"),
         ));
         return Some(Halt::Signal(stop.signal));
     }
     if deadline.is_some_and(|d| Instant::now() >= d) {
         console.line(&format!(
-            "calib: --timeout reached; {left} run(s) not started"
+            "calib: --timeout reached; {} not started",
+            crate::output::count(left as u64, "run", "runs"),
         ));
         return Some(Halt::Timeout);
     }
@@ -396,8 +398,9 @@ fn go_on_after(
     if outcome.status != 0 {
         if left > 0 {
             console.line(&format!(
-                "calib: the command failed ({}); the remaining {left} run(s) are not started",
+                "calib: the command failed ({}); the remaining {} not started",
                 outcome.end.to_field(),
+                crate::output::count(left as u64, "run is", "runs are"),
             ));
         }
         return false;

@@ -42,8 +42,12 @@ pub(crate) struct Console {
     /// Whether stdout is the same terminal (its output must erase the status too).
     stdout_on_terminal: bool,
     status_shown: bool,
-    /// The last byte written to the terminal by the command ended a line.
+    /// The last byte of the command's output that reached calib's stderr (on
+    /// a terminal, or in a log stdout shares with it) ended a line.
     at_line_start: bool,
+    /// stdout and stderr are one file or terminal (a Slurm log by default):
+    /// the command's stdout then ends lines on calib's stderr too.
+    stdout_shares_stderr: bool,
     last_draw: Option<Instant>,
     stdout_closed: bool,
     stderr_closed: bool,
@@ -65,6 +69,16 @@ enum Written {
     WasClosed,
 }
 
+/// Whether two of calib's streams are the same open file or terminal.
+fn same_file(a: Stream, b: Stream) -> bool {
+    let stat = |s: Stream| {
+        rustix::fs::fstat(s.fd())
+            .ok()
+            .map(|st| (st.st_dev, st.st_ino))
+    };
+    matches!((stat(a), stat(b)), (Some(x), Some(y)) if x == y)
+}
+
 impl Console {
     pub(crate) fn new(mode: ProgressMode) -> Console {
         let live = match mode {
@@ -77,6 +91,7 @@ impl Console {
             stdout_on_terminal: live && Stream::Stdout.is_terminal(),
             status_shown: false,
             at_line_start: true,
+            stdout_shares_stderr: same_file(Stream::Stdout, Stream::Stderr),
             last_draw: None,
             stdout_closed: false,
             stderr_closed: false,
@@ -146,7 +161,7 @@ impl Console {
             }
             _ => {}
         }
-        if on_terminal {
+        if on_terminal || stream == Stream::Stderr || self.stdout_shares_stderr {
             self.at_line_start = bytes.ends_with(b"\n");
         }
     }
@@ -155,7 +170,8 @@ impl Console {
     pub(crate) fn line(&mut self, text: &str) {
         self.erase_status();
         let mut bytes = Vec::with_capacity(text.len() + 2);
-        if self.live && !self.at_line_start {
+        // A line of its own, also in a log: never `step 1calib: ...`.
+        if !self.at_line_start {
             bytes.push(b'\n');
             self.at_line_start = true;
         }
