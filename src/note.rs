@@ -168,11 +168,11 @@ impl Note {
             | Note::ClusterUnknown
             | Note::RemainderUnsupported { .. }
             | Note::Rerun { .. }
-            | Note::LongerPartitions { .. } => Severity::Action,
-            Note::SharedCap { .. }
-            | Note::LeftOut { .. }
-            | Note::PartitionList { .. }
-            | Note::NoSacct { .. } => Severity::Notice,
+            | Note::LongerPartitions { .. }
+            | Note::NoSacct { .. } => Severity::Action,
+            Note::SharedCap { .. } | Note::LeftOut { .. } | Note::PartitionList { .. } => {
+                Severity::Notice
+            }
             Note::FirstRunsOnly { .. } => Severity::Detail,
             Note::Margin { .. }
             | Note::Calibration { .. }
@@ -256,6 +256,9 @@ impl Note {
             }
             Note::Rerun { units, .. } => {
                 format!("no checkpoint: the whole run of {units} units again")
+            }
+            Note::NoSacct { .. } => {
+                "no sacct text: runs that stopped short are taken as killed (check with -j)".into()
             }
             Note::LongerPartitions { flags, .. } => {
                 let adds: Vec<String> = flags

@@ -1003,6 +1003,7 @@ fn a_campaign_without_strata_is_shown_as_all() {
             "killed.csv",
             "-n",
             "20",
+            "--explain",
         ])
         .args(["-p", "p 1:00:00"])
         .output()

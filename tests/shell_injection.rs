@@ -883,6 +883,7 @@ fn hostile_values_in_resume_lines_never_become_code_and_reach_sbatch_intact() {
             }),
             name_partition: true,
             created_at: comment_only.clone(),
+            explain: true,
         };
         let mut bytes = Vec::new();
         Format::Sbatch

@@ -160,6 +160,10 @@ pub struct ResumeArgs {
     /// leaves it out when the partitions in play are one family of time buckets.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto)]
     pub name_partition: NamePartition,
+
+    /// Print every note whole (default: only what needs action).
+    #[arg(long, short = 'v')]
+    pub explain: bool,
 }
 
 pub fn run(args: &ResumeArgs) -> Result<i32> {
@@ -280,6 +284,7 @@ pub fn run(args: &ResumeArgs) -> Result<i32> {
             NamePartition::Auto => !selection.is_one_bucket_family(),
         },
         created_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        explain: args.explain,
     };
     let export = |out: &mut dyn std::io::Write| args.format.exporter().export(&plan, &context, out);
     match args.format {

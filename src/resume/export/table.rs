@@ -100,14 +100,14 @@ impl Exporter for TableExporter {
                 ]);
             }
             write!(out, "{table}")?;
-            if plan.checkpoint {
+            if plan.checkpoint && context.explain {
                 writeln!(
                     out,
                     "own pace = the units left projected at each killed run's own pace (its second half's, against the probe's fitted shape) plus a startup: a projection, the --time never goes below it."
                 )?;
             }
             for s in &plan.strata {
-                for note in &s.notes {
+                for note in super::shown(&s.notes, context.explain) {
                     writeln!(out, "  {}: {note}", display_name(&s.stratum))?;
                 }
             }
@@ -115,8 +115,10 @@ impl Exporter for TableExporter {
         for skipped in &plan.skipped {
             writeln!(out, "not resubmitted: {}: {}", skipped.task, skipped.reason)?;
         }
-        writeln!(out, "\npartitions: {}", plan.partitions)?;
-        for note in &plan.notes {
+        if context.explain {
+            writeln!(out, "\npartitions: {}", plan.partitions)?;
+        }
+        for note in super::shown(&plan.notes, context.explain) {
             writeln!(out, "note: {note}")?;
         }
         let lines = command_lines(plan, context);
@@ -125,6 +127,9 @@ impl Exporter for TableExporter {
             for (_, line) in lines {
                 writeln!(out, "  {line}")?;
             }
+        }
+        if let Some(line) = super::explain_line(plan).filter(|_| !context.explain) {
+            writeln!(out, "\n{line}")?;
         }
         Ok(())
     }
