@@ -32,17 +32,24 @@ pub enum Severity {
     Detail,
 }
 
-/// How a bucketed run was cut into checkpointed segments (over the cap).
+/// How a run over the cap is cut into checkpointed segments.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Segments {
     pub count: u64,
     pub time: String,
-    /// Units per segment (a new run), or the time each segment does of the
-    /// remainder (a resumed one).
-    pub units_each: u64,
-    pub work_each_s: f64,
-    /// What is left of a resumed run, its startup apart.
-    pub left_s: f64,
+    #[serde(flatten)]
+    pub each: SegmentWork,
+}
+
+/// What one segment does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SegmentWork {
+    /// Of a new run: about this many units.
+    Units { units_each: u64 },
+    /// Of a resumed run's remainder (`left_s`, its startup apart): this
+    /// much of its time.
+    Remainder { work_each_s: f64, left_s: f64 },
 }
 
 /// One finding.
@@ -349,31 +356,31 @@ impl fmt::Display for Note {
                     "over_cap: even {cost} ({}) exceeds the largest cap ({cap})",
                     human_duration(*floor_s)
                 )?;
-                match (segments, remainder) {
-                    (None, _) => write!(
+                match segments.as_ref().map(|s| (s, &s.each)) {
+                    None => write!(
                         f,
                         ", and a segment at that cap cannot finish even one unit after its startup ({} + {}): no number of resubmissions completes the run; it needs a partition with a longer cap",
                         human_duration(*startup_s),
                         human_duration(*unit_s)
                     ),
-                    (Some(s), false) => write!(
+                    Some((s, SegmentWork::Units { units_each })) => write!(
                         f,
                         "; no single task can finish. Checkpoint and requeue: {} segments with --time={} each (about {} units per segment); each pays the startup again and, killed at its limit, loses up to the unit in progress ({} and {} for a run at the upper bound)",
                         s.count,
                         s.time,
-                        s.units_each,
+                        units_each,
                         human_duration(*startup_s),
                         human_duration(*unit_s)
                     ),
-                    (Some(s), true) => write!(
+                    Some((s, SegmentWork::Remainder { work_each_s, left_s })) => write!(
                         f,
                         "; resume in {} segments, each with --time={} (the largest cap): each pays the startup again ({}) and, killed, loses up to the unit in progress ({}), as large as for a run at the upper bound, so it does {} of the {} left. Submit the commented line below once per segment, each after the last has ended (sbatch --dependency=afterany:JOBID), each resuming from the checkpoint the last one left",
                         s.count,
                         s.time,
                         human_duration(*startup_s),
                         human_duration(*unit_s),
-                        human_duration(s.work_each_s),
-                        human_duration(s.left_s)
+                        human_duration(*work_each_s),
+                        human_duration(*left_s)
                     ),
                 }
             }
@@ -569,11 +576,20 @@ pub fn to_json(note: &Note) -> serde_json::Value {
     value
 }
 
-/// The closing line of a default table: how many notes `--explain` adds, by
-/// kind, or nothing when it adds none.
-pub fn explain_line(notes: &[&Note]) -> Option<String> {
-    let hidden: Vec<&&Note> = notes
+/// The notes an output shows, as text: every note whole with `--explain`,
+/// else the summaries of those that need action.
+pub fn shown(notes: &[Note], explain: bool) -> impl Iterator<Item = String> + '_ {
+    notes
         .iter()
+        .filter(move |n| explain || n.severity() == Severity::Action)
+        .map(move |n| if explain { n.to_string() } else { n.summary() })
+}
+
+/// The closing line of a default output: how many notes `--explain` adds,
+/// by kind, or nothing when it adds none.
+pub fn explain_line<'a>(notes: impl IntoIterator<Item = &'a Note>) -> Option<String> {
+    let hidden: Vec<&Note> = notes
+        .into_iter()
         .filter(|n| n.severity() != Severity::Action)
         .collect();
     if hidden.is_empty() {
@@ -618,12 +634,11 @@ mod tests {
             Note::Partitions { text: "x".into() },
             Note::Partitions { text: "y".into() },
         ];
-        let refs: Vec<&Note> = notes.iter().collect();
         assert_eq!(
-            explain_line(&refs).as_deref(),
+            explain_line(&notes).as_deref(),
             Some("--explain adds 3 notes (left out, 2 partitions)")
         );
-        assert_eq!(explain_line(&refs[..1]), None);
+        assert_eq!(explain_line(&notes[..1]), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub mod transfer;
 use crate::calibrate::Table;
 use crate::error::{Error, Result};
 use crate::model::{ModelFile, Projection, StratumModel, Unsupported};
-use crate::note::{Note, Segments};
+use crate::note::{Note, SegmentWork, Segments};
 use crate::output::human_duration;
 use crate::slurm::partitions::Selection;
 use crate::slurm::time::format_minutes;
@@ -111,6 +111,11 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// Every note of the budget: each stratum's, then the campaign's.
+    pub fn every_note(&self) -> impl Iterator<Item = &Note> {
+        self.strata.iter().flat_map(|s| &s.notes).chain(&self.notes)
+    }
+
     /// The strata given no usable single time (`over_cap`, `unsupported`):
     /// `calib budget` exits 3 when there is any.
     pub fn refused(&self) -> Vec<&StratumBudget> {
@@ -450,9 +455,9 @@ fn budget_stratum(
             segments: decision.segments.map(|count| Segments {
                 count,
                 time: format_minutes(decision.segment_minutes()),
-                units_each: units.div_ceil(count),
-                work_each_s: 0.0,
-                left_s: 0.0,
+                each: SegmentWork::Units {
+                    units_each: units.div_ceil(count),
+                },
             }),
             startup_s: restart.startup_s,
             unit_s: restart.unit_s,

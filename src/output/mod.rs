@@ -61,9 +61,8 @@ pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
 /// The width notes are wrapped to: standard output's terminal, else 100
 /// columns (a file, a pipe, a Slurm log).
 pub(crate) fn text_width() -> usize {
-    rustix::termios::tcgetwinsize(rustix::stdio::stdout())
-        .ok()
-        .map(|size| usize::from(size.ws_col))
+    Stream::Stdout
+        .columns()
         .filter(|&cols| cols >= 40)
         .unwrap_or(100)
         .min(100)
@@ -122,6 +121,14 @@ impl Stream {
             Stream::Stdout => rustix::stdio::stdout(),
             Stream::Stderr => rustix::stdio::stderr(),
         }
+    }
+
+    /// The stream's terminal width, when it is a terminal that says.
+    pub(crate) fn columns(self) -> Option<usize> {
+        rustix::termios::tcgetwinsize(self.fd())
+            .ok()
+            .filter(|size| size.ws_col > 0)
+            .map(|size| usize::from(size.ws_col))
     }
 
     /// Whether the stream is a terminal (probe's live status line).

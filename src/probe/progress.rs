@@ -195,7 +195,11 @@ impl Console {
             return;
         }
         self.last_draw = Some(now);
-        let width = terminal_width().saturating_sub(1).max(20);
+        let width = Stream::Stderr
+            .columns()
+            .unwrap_or(100)
+            .saturating_sub(1)
+            .max(20);
         let shown: String = text.chars().take(width).collect();
         if self.write(Stream::Stderr, format!("\r\x1b[K{shown}").as_bytes()) == Written::Done {
             self.status_shown = true;
@@ -208,13 +212,6 @@ impl Console {
             self.write(Stream::Stderr, b"\r\x1b[K");
             self.status_shown = false;
         }
-    }
-}
-
-fn terminal_width() -> usize {
-    match rustix::termios::tcgetwinsize(rustix::stdio::stderr()) {
-        Ok(size) if size.ws_col > 0 => size.ws_col as usize,
-        _ => 100,
     }
 }
 

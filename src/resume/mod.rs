@@ -82,7 +82,7 @@ use crate::budget::{self, rule, BudgetOptions, Cap, Decision, Status, Target};
 use crate::error::{Error, Origin, Result};
 use crate::fit::{fit_timings, FitOptions};
 use crate::model::{ModelFile, StratumModel};
-use crate::note::{Note, Segments};
+use crate::note::{Note, SegmentWork, Segments};
 use crate::slurm::partitions::Selection;
 use crate::slurm::sacct::{JobId, JobKind, JobState, SacctTable};
 use crate::slurm::time::format_minutes;
@@ -912,9 +912,10 @@ fn decision_notes(
                 segments: decision.segments.map(|count| Segments {
                     count,
                     time: format_minutes(segment_minutes),
-                    units_each: 0,
-                    work_each_s: (segment_minutes * 60) as f64 - startup_s - unit_s,
-                    left_s: (upper_s - startup_s).max(0.0),
+                    each: SegmentWork::Remainder {
+                        work_each_s: (segment_minutes * 60) as f64 - startup_s - unit_s,
+                        left_s: (upper_s - startup_s).max(0.0),
+                    },
                 }),
                 startup_s,
                 unit_s,

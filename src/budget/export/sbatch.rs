@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use super::GridDerivation;
 use super::{job_comment, job_name, ExportContext, Exporter};
 use crate::budget::{Budget, Status, StratumBudget};
-use crate::note::Severity;
+use crate::note::shown;
 use crate::output::human_duration;
 use crate::output::percent_as_given;
 use crate::shell::{comment_text, directive_word, quote};
@@ -217,12 +217,7 @@ fn short_provenance(s: &StratumBudget, budget: &Budget, unit: &str) -> Vec<Strin
         crate::output::count(s.basis.runs as u64, "run", "runs"),
         s.basis.units_probed,
     )];
-    lines.extend(
-        s.notes
-            .iter()
-            .filter(|n| n.severity() == Severity::Action)
-            .map(|n| format!("  note: {}", n.summary())),
-    );
+    lines.extend(shown(&s.notes, false).map(|note| format!("  note: {note}")));
     lines
 }
 
@@ -318,21 +313,11 @@ fn preamble(out: &mut String, budget: &Budget, context: &ExportContext, what: &s
             context.created_at
         ),
     );
-    if context.explain {
-        if !context.name_partition {
-            comment(out, "--partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)");
-        }
-        for note in &budget.notes {
-            comment(out, &format!("NOTE: {note}"));
-        }
-    } else {
-        for note in budget
-            .notes
-            .iter()
-            .filter(|n| n.severity() == Severity::Action)
-        {
-            comment(out, &format!("NOTE: {}", note.summary()));
-        }
+    if context.explain && !context.name_partition {
+        comment(out, "--partition is left out: the partitions in play are one family of time buckets, which Slurm routes by --time (--name-partition always names it)");
+    }
+    for note in shown(&budget.notes, context.explain) {
+        comment(out, &format!("NOTE: {note}"));
     }
     if let Some(derivation) = &context.grid {
         comment(
@@ -410,13 +395,7 @@ impl Exporter for SbatchExporter {
             }
         }
         if !context.explain {
-            let every: Vec<&crate::note::Note> = budget
-                .strata
-                .iter()
-                .flat_map(|s| &s.notes)
-                .chain(&budget.notes)
-                .collect();
-            if let Some(line) = crate::note::explain_line(&every) {
+            if let Some(line) = crate::note::explain_line(budget.every_note()) {
                 out.push('\n');
                 comment(&mut out, &line);
             }

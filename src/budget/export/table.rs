@@ -149,13 +149,7 @@ impl Exporter for TableExporter {
         let summary = summarize(budget);
         writeln!(out)?;
         writeln!(out, "{}", totals(&summary))?;
-        let every: Vec<&Note> = budget
-            .strata
-            .iter()
-            .flat_map(|s| &s.notes)
-            .chain(&budget.notes)
-            .collect();
-        if let Some(line) = crate::note::explain_line(&every) {
+        if let Some(line) = crate::note::explain_line(budget.every_note()) {
             writeln!(out, "{line}")?;
         }
         Ok(())

@@ -43,27 +43,9 @@ pub struct ExportContext {
     pub explain: bool,
 }
 
-/// The notes an output shows: all with `--explain`, else those that need
-/// action.
-pub(crate) fn shown(
-    notes: &[crate::note::Note],
-    explain: bool,
-) -> impl Iterator<Item = String> + '_ {
-    notes
-        .iter()
-        .filter(move |n| explain || n.severity() == crate::note::Severity::Action)
-        .map(move |n| if explain { n.to_string() } else { n.summary() })
-}
-
 /// The closing line of a default output: what `--explain` would add.
 pub(crate) fn explain_line(plan: &ResumePlan) -> Option<String> {
-    let every: Vec<&crate::note::Note> = plan
-        .strata
-        .iter()
-        .flat_map(|s| &s.notes)
-        .chain(&plan.notes)
-        .collect();
-    crate::note::explain_line(&every)
+    crate::note::explain_line(plan.strata.iter().flat_map(|s| &s.notes).chain(&plan.notes))
 }
 
 /// One output format. Writes go straight to `out` and their errors come back

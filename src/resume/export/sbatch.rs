@@ -54,7 +54,7 @@ impl Exporter for SbatchExporter {
                 ),
             );
         }
-        for note in super::shown(&plan.notes, context.explain) {
+        for note in crate::note::shown(&plan.notes, context.explain) {
             comment(&mut out, &format!("NOTE: {note}"));
         }
         for skipped in &plan.skipped {
@@ -87,7 +87,7 @@ impl Exporter for SbatchExporter {
                     percent_as_given(plan.confidence)
                 ),
             );
-            for note in super::shown(&s.notes, context.explain) {
+            for note in crate::note::shown(&s.notes, context.explain) {
                 comment(&mut out, &format!("  note: {note}"));
             }
             for sub in s.submissions() {

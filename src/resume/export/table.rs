@@ -107,7 +107,7 @@ impl Exporter for TableExporter {
                 )?;
             }
             for s in &plan.strata {
-                for note in super::shown(&s.notes, context.explain) {
+                for note in crate::note::shown(&s.notes, context.explain) {
                     writeln!(out, "  {}: {note}", display_name(&s.stratum))?;
                 }
             }
@@ -118,7 +118,7 @@ impl Exporter for TableExporter {
         if context.explain {
             writeln!(out, "\npartitions: {}", plan.partitions)?;
         }
-        for note in super::shown(&plan.notes, context.explain) {
+        for note in crate::note::shown(&plan.notes, context.explain) {
             writeln!(out, "note: {note}")?;
         }
         let lines = command_lines(plan, context);
