@@ -70,6 +70,31 @@ pub enum Command {
     Man(commands::man::ManArgs),
 }
 
+/// A usage error as calib reports it: clap's message, with a tip where the
+/// mistake is a common one that clap cannot name. Forgetting `--` before the
+/// probed command is the one users make first (`calib probe -o runs python3
+/// train.py`), and clap can only say that `python3` is unexpected.
+pub fn usage_error(mut error: clap::Error, args: &[std::ffi::OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let probing = args.get(1).is_some_and(|a| a == "probe");
+    if error.kind() == ErrorKind::UnknownArgument
+        && probing
+        && !args.iter().any(|a| a == "--")
+        && error.get(ContextKind::Suggested).is_none()
+    {
+        if let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidArg) {
+            let tip = format!(
+                "the command to probe goes after `--`: calib probe [OPTIONS] -- {word} ..."
+            );
+            error.insert(
+                ContextKind::Suggested,
+                ContextValue::StyledStrs(vec![tip.into()]),
+            );
+        }
+    }
+    error
+}
+
 // The arguments are boxed: they differ a lot in size, and clippy would rather
 // not move a large enum around for a value parsed once.
 

@@ -9,14 +9,19 @@ use clap::Parser;
 use calib::output;
 
 fn main() {
-    let status = match calib::cli::Cli::try_parse() {
+    let args: Vec<_> = std::env::args_os().collect();
+    let status = match calib::cli::Cli::try_parse_from(&args) {
         Ok(cli) => finish(calib::cli::run(cli)),
         // `--help` and `--version`: their text is the result.
         Err(asked) if !asked.use_stderr() => {
             finish(output::write_help(asked.render().ansi()).map(|()| 0))
         }
-        // A usage error: clap's message and status 2.
-        Err(usage) => usage.exit(),
+        // A usage error: clap's message, prefixed as calib's own, status 2.
+        Err(usage) => {
+            let usage = calib::cli::usage_error(usage, &args);
+            output::usage_error(&usage);
+            usage.exit_code()
+        }
     };
     std::process::exit(status);
 }

@@ -147,3 +147,42 @@ fn a_wrong_flag_in_an_example_is_caught() {
     );
     assert!(calib_commands("# calib fit x").is_empty());
 }
+
+/// clap's usage errors and calib's own start alike, so a script or a reader
+/// looks for one prefix; a probe without `--` before its command is told
+/// where the command goes instead of only that `python3` is unexpected.
+#[test]
+fn usage_errors_start_as_calib_s_own_and_a_missing_dashdash_is_named() {
+    let usage = common::calib()
+        .args(["fit", "--no-such-flag"])
+        .output()
+        .unwrap();
+    let own = common::calib()
+        .args(["fit", "no-such-file.csv"])
+        .output()
+        .unwrap();
+    for out in [&usage, &own] {
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            common::stderr(out).starts_with("calib: error: "),
+            "{}",
+            common::stderr(out)
+        );
+    }
+    let probe = common::calib()
+        .args(["probe", "-o", "runs", "python3", "train.py"])
+        .output()
+        .unwrap();
+    assert_eq!(probe.status.code(), Some(2));
+    let said = common::stderr(&probe);
+    assert!(
+        said.contains("after `--`: calib probe [OPTIONS] -- python3"),
+        "{said}"
+    );
+    // With `--` present the tip is not given, whatever else is wrong.
+    let other = common::calib()
+        .args(["probe", "--bogus", "-o", "runs", "--", "python3"])
+        .output()
+        .unwrap();
+    assert!(!common::stderr(&other).contains("goes after `--`"));
+}

@@ -51,6 +51,8 @@ pub struct BacktestArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
+    /// Probe length: the first K units of each run, or `recorded`.
+    ///
     /// Probe length: the first K units of each probe run, or `recorded` for the
     /// probe runs as they were recorded (runs stopped by `calib probe --units`).
     /// Example: `--probe-units 10`.
@@ -58,11 +60,15 @@ pub struct BacktestArgs {
           conflicts_with = "probe_fraction", required_unless_present = "probe_fraction")]
     pub probe_units: Option<ProbeLength>,
 
+    /// Probe length as a fraction of the held-out run's length.
+    ///
     /// Probe length as a fraction of the held-out run's length N, in (0, 1).
     /// Example: `--probe-fraction 0.1` probes 10 units of a 100-unit run.
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub(crate) probe_fraction: Option<f64>,
 
+    /// How many probe runs (seeds) the budget may use.
+    ///
     /// How many probe runs (seeds) the budget may use. With `--probe-units
     /// recorded`, at most this many of each stratum's recorded probe runs (the
     /// first by run name); the design line says how many were used.
@@ -70,6 +76,8 @@ pub struct BacktestArgs {
           value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub seeds: u64,
 
+    /// Take one probe run to this fraction of N (run-length probe).
+    ///
     /// Take one of the probe runs to this fraction of N (the seed's run-length
     /// probe: one long run settles the trend). Example: `--long-run 0.3`.
     /// Never shorter than the other probe runs: with `--probe-units K` it has
@@ -79,16 +87,26 @@ pub struct BacktestArgs {
     #[arg(long, value_name = "F", value_parser = parse_fraction)]
     pub long_run: Option<f64>,
 
+    /// Confidence of the budget's upper bound.
+    ///
     /// One-sided confidence of the budget's upper bound, above 0.5 and below 1.
     #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
 
-    /// The calibration table, as `calib budget --calibration` takes it.
+    /// The calibration table (see `calib budget --help`).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
 
+    /// Output format: table, json or csv.
+    ///
     /// `table` for people, `json` for programs, `csv` (one row per held-out run).
-    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    #[arg(
+        long,
+        short = 'f',
+        value_enum,
+        default_value = "table",
+        hide_possible_values = true
+    )]
     pub format: Format,
 }
 

@@ -42,11 +42,15 @@ which no --time goes) and upper bound. A footnote under the table says the same.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct FitArgs {
+    /// Timings files or folders; `-` reads standard input.
+    ///
     /// Timings files or folders (every *.csv inside); `-` reads standard input.
     /// CSV only: a Parquet table is refused with a command that converts it.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
+    /// Write the model here (atomically).
+    ///
     /// Write the model (calib-model.json) here, atomically: a temporary file in the
     /// same folder renamed over the target, so a reader never sees half a file.
     /// A file replaced keeps its mode; a write-protected one (chmod a-w) is
@@ -55,12 +59,16 @@ pub struct FitArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// Length of the run to budget: adds the projection at N.
+    ///
     /// Length of the run to budget, in units: adds the projection at N (predicted,
     /// measured cost, upper bound) to the table and warns when N is far beyond the probe.
     /// Example: `--units 100` for 100 generations.
     #[arg(long, value_name = "N", value_parser = flags::count)]
     pub units: Option<u64>,
 
+    /// Draw each stratum into a PNG or SVG file.
+    ///
     /// Draw each stratum into a PNG or SVG file (chosen by the extension), two
     /// panels: the time of a run against its units, each probe run as measured
     /// with the projection of a new run up to --units (predicted, the band up to
@@ -70,41 +78,63 @@ pub struct FitArgs {
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
 
+    /// The calibration table for the projection at --units.
+    ///
     /// The calibration table for the projection at --units, as `calib budget
     /// --calibration` takes it.
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
 
+    /// Output format: table or json.
+    ///
     /// `table` for people, `json` for programs (the model file's content plus the
     /// projections and warnings).
-    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    #[arg(
+        long,
+        short = 'f',
+        value_enum,
+        default_value = "table",
+        hide_possible_values = true
+    )]
     pub format: Format,
 
+    /// Confidence of the upper bound shown.
+    ///
     /// One-sided confidence of the upper bound shown, above 0.5 and below 1. `calib budget`
     /// uses its own --confidence on the model file. Example: `--confidence 0.95`.
     #[arg(long, default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_name = "P", value_parser = flags::confidence)]
     pub confidence: f64,
 
+    /// Columns whose values become stratum labels.
+    ///
     /// Columns whose values become stratum labels, for tables without a `stratum`
     /// column (or to split one further). Example: `--by dataset,model`.
     #[arg(long, value_delimiter = ',', value_name = "COL,...")]
     pub by: Vec<String>,
 
+    /// The run identifier column of a foreign table.
+    ///
     /// Name of the run identifier column in a foreign table. Example: `--run-col seed`.
     /// A run is its identifier within its stratum, so seeds numbered 0, 1, 2 in
     /// every configuration are distinct runs.
     #[arg(long, default_value = "run", value_name = "COL")]
     pub run_col: String,
 
+    /// The unit index column (1-based).
+    ///
     /// Name of the 1-based unit index column. Example: `--unit-col epoch`.
     #[arg(long, default_value = "unit", value_name = "COL")]
     pub unit_col: String,
 
+    /// The time column, in seconds since the run's start.
+    ///
     /// Name of the time column, in seconds: elapsed since the run's start unless
     /// --per-unit. Example: `--time-col wall_s`.
     #[arg(long, default_value = "elapsed_s", value_name = "COL")]
     pub time_col: String,
 
+    /// The time column holds each unit's own duration.
+    ///
     /// The time column holds each unit's own duration, not the cumulative time;
     /// units of a run must then be 1, 2, 3, ... without gaps.
     #[arg(long)]

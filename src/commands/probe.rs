@@ -76,6 +76,8 @@ Then: calib fit calib-timings/ -o calib-model.json";
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct ProbeArgs {
+    /// The stratum of this run, as key=value labels (repeatable).
+    ///
     /// The stratum this run belongs to, as key=value labels: the axes along which
     /// cost varies (dataset, model size, problem size). Repeatable; labels are
     /// merged. Every row carries it, and calib budgets each stratum on its own.
@@ -83,6 +85,8 @@ pub struct ProbeArgs {
     #[arg(short = 's', long, value_name = "K=V[,K=V]", value_parser = text_argument)]
     pub stratum: Vec<String>,
 
+    /// Which output lines mark a finished unit (default: `epoch 3`, CALIB_UNIT...).
+    ///
     /// Which output lines mark a finished unit: a regex tried on each line of
     /// stdout and stderr (a line ends at \n or \r; ^ and $ anchor at its ends; a
     /// line counts once however often it matches). The default matches common
@@ -97,6 +101,8 @@ pub struct ProbeArgs {
     #[arg(short = 'u', long, value_name = "REGEX", conflicts_with = "lengths")]
     pub(crate) unit_regex: Option<String>,
 
+    /// Stop each run after K units and exit 0: a long run, probed briefly.
+    ///
     /// Stop the command after K units of each run (TERM, then KILL after
     /// --grace), record `end=limit` and exit 0: probe a long run briefly. A
     /// handful of units shows startup and per-unit cost; more show the trend.
@@ -104,6 +110,8 @@ pub struct ProbeArgs {
     #[arg(short = 'n', long, value_name = "K", value_parser = crate::commands::flags::count)]
     pub units: Option<u64>,
 
+    /// Run the command R times, `{rep}` replaced by 1..R (seeds).
+    ///
     /// Run the command R times, one after the other, each a run of its own (its
     /// own run id, same file). `{rep}` in the command becomes the repetition
     /// number, for seeds: runs of one stratum differ, and a budget must cover
@@ -112,11 +120,15 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "R", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub repeat: u64,
 
+    /// The first value of `{rep}`.
+    ///
     /// The first value of `{rep}` (then +1 for each repetition), to line probe
     /// seeds up with the campaign's. Example: --first-rep 0
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) first_rep: u64,
 
+    /// Run-length mode: one whole run per length, `{units}` replaced by it.
+    ///
     /// Run-length mode: run the whole command once per length, with `{units}`
     /// in the command replaced by the length, and record one row per run (unit =
     /// the length, elapsed_s = the whole run). For workloads whose cost per unit
@@ -128,12 +140,16 @@ pub struct ProbeArgs {
           value_parser = crate::commands::flags::count)]
     pub lengths: Vec<u64>,
 
+    /// The folder for timings files.
+    ///
     /// The folder for timings files (created if needed). Each probe task writes
     /// its own file there, never shared or overwritten; point `calib fit` at the
     /// folder. Example: --out $SCRATCH/calib-timings
     #[arg(short = 'o', long, value_name = "DIR", default_value = "calib-timings")]
     pub out: PathBuf,
 
+    /// Stop the whole probe after DURATION (30 = 30 min, 1:30:00, 90s, 1.5h).
+    ///
     /// Bound on the whole probe: when it is reached the command is stopped
     /// (TERM, then KILL after --grace) and calib exits with the command's
     /// status (1 if no unit was recorded). Slurm's --time grammar (30 = 30 minutes, 1:30:00, 1-00:00:00) or
@@ -141,6 +157,8 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
 
+    /// Time from calib's TERM to its KILL.
+    ///
     /// Time between calib's TERM and its KILL when calib stops the command
     /// (--units, --timeout, a TERM, INT, HUP or QUIT sent to calib, or calib
     /// killed outright), or the processes it left running when it exited (the
@@ -149,11 +167,15 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub grace: String,
 
+    /// Echo the first N unit lines of each run.
+    ///
     /// How many of the first marker lines of each run to echo on stderr, so you
     /// can check what was counted as a unit. Example: --show-units 0
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub(crate) show_units: usize,
 
+    /// Leave Python's output buffering alone (calib sets PYTHONUNBUFFERED=1).
+    ///
     /// Leave Python's output buffering alone. By default calib sets
     /// PYTHONUNBUFFERED=1 for the command (unless already set), because a
     /// block-buffered stdout delivers markers late and in bursts and falsifies
@@ -162,18 +184,30 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub(crate) keep_buffering: bool,
 
+    /// Progress display on stderr: auto, live or plain.
+    ///
     /// Progress display on stderr: `auto` shows a live status line (units done,
     /// last unit's time, trend) when stderr is a terminal, and only a start and
     /// a summary line per run otherwise (a Slurm log); `live` and `plain` force
     /// one or the other.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto",
+        hide_possible_values = true
+    )]
     pub progress: ProgressMode,
 
+    /// Probe even on what looks like a login node.
+    ///
     /// Probe even on what looks like a login node (Slurm commands on PATH, no
     /// SLURM_JOB_ID). Login nodes are shared: use it for seconds of work at most.
     #[arg(long)]
     pub(crate) allow_login: bool,
 
+    /// The command to probe, after `--`; run directly, not through a shell.
+    ///
     /// The command to probe and its arguments, after `--`. Run directly, not
     /// through a shell; write `sh -c '...'` for pipes or redirections.
     #[arg(last = true, required = true, value_name = "CMD ARGS")]

@@ -75,17 +75,23 @@ below: see calib audit on it before resubmitting it by hand.";
 #[derive(Debug, Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct ResumeArgs {
+    /// Probe timings to fit on the fly, instead of --model.
+    ///
     /// Probe timings files or folders to fit the model from on the fly, instead
     /// of --model. Needed with --no-checkpoint, which fits them again with the
     /// killed runs added.
     #[arg(value_name = "PROBES")]
     pub probes: Vec<PathBuf>,
 
+    /// Model file from `calib fit -o` [default: calib-model.json].
+    ///
     /// The model written by `calib fit -o`. Default: calib-model.json when no
     /// PROBES are given.
     #[arg(long, short = 'm', value_name = "FILE", conflicts_with = "probes")]
     pub model: Option<PathBuf>,
 
+    /// The campaign tasks' timings: how far each killed task got.
+    ///
     /// The campaign tasks' probe timings (files or folders of calib probe CSVs):
     /// how far each killed task got. Tasks are matched to sacct rows by the
     /// job_id column, which calib probe fills in a Slurm job; a run without
@@ -94,6 +100,8 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "PATH", required = true)]
     pub timings: Vec<PathBuf>,
 
+    /// `sacct -P` text: its TIMEOUT tasks are resubmitted.
+    ///
     /// `sacct -P` output with its header line (the text itself, @FILE, or - for
     /// standard input): the tasks in state TIMEOUT are resubmitted. Without it
     /// (and without -j), every run of --timings with a job_id that stopped short
@@ -102,11 +110,15 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "SACCT", conflicts_with = "jobs")]
     pub sacct: Option<String>,
 
+    /// Run `sacct -P -X -j IDS` for the tasks' states.
+    ///
     /// Run `sacct -P -X -j IDS` for the tasks' states (on the cluster): a comma
     /// list of job ids.
     #[arg(short = 'j', long = "jobs", value_name = "IDS", value_parser = flags::job_ids)]
     pub jobs: Option<String>,
 
+    /// Units of a whole run.
+    ///
     /// Units of a whole run (N): the killed tasks resume at their last
     /// recorded unit and go on to N.
     #[arg(long, short = 'n', value_name = "N", required = true, value_parser = flags::count)]
@@ -115,23 +127,27 @@ pub struct ResumeArgs {
     #[command(flatten)]
     pub partition: flags::PartitionArgs,
 
-    /// One-sided confidence of the upper bound, as for calib budget.
+    /// Confidence of the upper bound, as for calib budget.
     #[arg(long, value_name = "P", default_value_t = crate::calibrate::DEFAULT_CONFIDENCE, value_parser = flags::confidence)]
     pub confidence: f64,
 
-    /// The calibration table, as `calib budget --calibration` takes it.
+    /// The calibration table (see `calib budget --help`).
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
 
+    /// The program cannot resume: budget whole runs again (needs PROBES).
+    ///
     /// The program cannot resume from a checkpoint: budget the whole run again
     /// from unit 1, with the killed runs' units added to the fit (needs PROBES).
     #[arg(long)]
     pub no_checkpoint: bool,
 
-    /// Output format.
-    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table)]
+    /// Output format: table, json or sbatch.
+    #[arg(long, short = 'f', value_enum, default_value_t = Format::Table, hide_possible_values = true)]
     pub format: Format,
 
+    /// The campaign's batch script, as `calib budget --script` named it.
+    ///
     /// The campaign's batch script, the last word of each sbatch line: the one
     /// `calib budget --script` named. It reads $CALIB_STRATUM and $CALIB_UNITS
     /// (with --grid, derives its cell from $CALIB_GRID with `calib grid cell`:
@@ -140,6 +156,8 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "FILE", default_value = "job.sh", value_parser = text_argument)]
     pub script: String,
 
+    /// The campaign grid (.toml) the tasks derive their cell from.
+    ///
     /// The campaign grid (.toml) the tasks derive their cell from, as given to
     /// `calib budget --grid`: the lines export CALIB_GRID (its absolute path),
     /// and each killed task's array index is checked to be one of its
@@ -147,6 +165,8 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "FILE.toml")]
     pub grid: Option<PathBuf>,
 
+    /// The job scripts `calib budget --script-dir` wrote, instead of --script.
+    ///
     /// The folder of the job scripts `calib budget --script-dir` wrote: each
     /// stratum's line submits its job script there (`DIR/calib-<stratum>.sh`,
     /// or `-2.sh`, `-3.sh`, ... where strata share a job name: the file that
@@ -156,9 +176,11 @@ pub struct ResumeArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "script", value_parser = text_argument)]
     pub script_dir: Option<String>,
 
+    /// Whether the sbatch lines name the partition: auto, always or never.
+    ///
     /// Whether the sbatch lines name the partition, as for calib budget: `auto`
     /// leaves it out when the partitions in play are one family of time buckets.
-    #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto)]
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = NamePartition::Auto, hide_possible_values = true)]
     pub name_partition: NamePartition,
 
     /// Print every note whole (default: only what needs action).

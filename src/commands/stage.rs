@@ -70,12 +70,16 @@ pub struct PlanArgs {
     #[arg(value_name = "GRID", required = true)]
     pub grid: Option<PathBuf>,
 
+    /// Your batch script, the one stage 2 runs.
+    ///
     /// Your batch script, the one stage 2 runs; it derives its cell with
     /// `calib grid cell "$CALIB_GRID" --stratum "$CALIB_STRATUM" --index
     /// "$SLURM_ARRAY_TASK_ID"`.
     #[arg(long, value_name = "FILE", required = true, value_parser = text_argument)]
     pub script: Option<String>,
 
+    /// The stage-2 submission, as `calib budget --format sbatch` printed it.
+    ///
     /// The stage-2 submission: what `calib budget --grid GRID --format sbatch`
     /// printed, as the text itself, @FILE, or - for standard input. Comments,
     /// blank lines and `sbatch` lines only (another line is refused); each
@@ -85,6 +89,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "SBATCH", required = true)]
     pub stage2: Option<String>,
 
+    /// The folder for the smoke script, the trigger and logs/.
+    ///
     /// The folder to write stage1-smoke.sh, stage2-trigger.toml and logs/ into
     /// (created if missing; files there are never overwritten). The smoke's
     /// `--output` names logs/ as a sbatch filename pattern: a `%` in the path
@@ -93,21 +99,29 @@ pub struct PlanArgs {
     #[arg(long, value_name = "DIR", required = true)]
     pub out_dir: Option<PathBuf>,
 
+    /// The smoke's stratum [default: the cheapest with two cells].
+    ///
     /// The smoke's stratum. Default: of the grid's strata with two cells, the
     /// cheapest per unit by stage 2's `--time` (the first with two cells when
     /// stage 2's lines give no time).
     #[arg(long, short = 's', value_name = "STRATUM")]
     pub stratum: Option<String>,
 
+    /// Units each smoke task runs.
+    ///
     /// Units each smoke task runs (exported as CALIB_UNITS): minimum scale.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub smoke_units: u64,
 
+    /// The smoke's --time (minutes, or H:MM:SS).
+    ///
     /// The smoke's --time, as sbatch reads it (minutes, or H:MM:SS). A warning
     /// says when stage 2's own --time per unit, times --smoke-units, is more.
     #[arg(long, value_name = "TIME", default_value = "10")]
     pub smoke_time: String,
 
+    /// Records each smoke task's output file must hold.
+    ///
     /// Records (non-empty lines) each smoke task's output file must hold.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub records: u64,

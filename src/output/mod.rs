@@ -12,7 +12,10 @@
 //!   Rust ignores SIGPIPE, so the write fails with EPIPE instead of killing
 //!   the process; the error travels up like any other, and `main` recognises
 //!   it with [`is_closed_stdout`] and ends quietly with status 0. Any other
-//!   failed write (a full disk behind `>`) is an [`Error::Io`]: status 1.
+//!   failed write (a full disk behind `>`) is an [`Error::Io`]: status 1. A
+//!   descriptor 1 closed before calib starts (`calib fit ... >&-`) is, by
+//!   then, `/dev/null`: Rust's runtime opens it there before `main`, so calib
+//!   cannot tell it from `>/dev/null` and ends with status 0 as it does there.
 //! - **stderr** carries warnings, notes and the final error ([`warn`],
 //!   [`note`], [`error`]). A write to it that fails is dropped: there is
 //!   nowhere left to report it, and a lost warning must neither stop nor
@@ -222,6 +225,16 @@ pub fn error(error: &Error) {
         stderr_word("error:", FAILURE),
         message_text(&error.to_string())
     ));
+}
+
+/// A usage error clap rendered, with calib's prefix (`calib: error: ...`) so
+/// that every error calib reports starts alike.
+pub fn usage_error(error: &clap::Error) {
+    let rendered = match anstream::AutoStream::choice(&io::stderr()) {
+        ColorChoice::Never => error.render().to_string(),
+        _ => error.render().ansi().to_string(),
+    };
+    to_stderr(&format!("calib: {rendered}"));
 }
 
 /// One line in one write, so that lines of concurrent writers do not mix; a
